@@ -1,0 +1,119 @@
+"""`make bench`: flipnet's timings beside a reference run in the same process, as ratios.
+
+Run with `python -m flipnet.bench [--only SECTION ...]`. Timings are wall-clock seconds
+on whatever machine runs it; first calls (thread pools, compilation) are kept out.
+"""
+
+import argparse
+import ctypes
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+SECTIONS = {}
+
+
+def section(name):
+    def register(fn):
+        SECTIONS[name] = fn
+        return fn
+    return register
+
+
+def timed(fn, repeat=1):
+    """(best wall seconds over `repeat` runs, last result)."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def row(task, reference, ref_seconds, ours_seconds, note=""):
+    ratio = f"{ref_seconds / ours_seconds:8.1f}x" if ref_seconds else "       -"
+    ref = f"{ref_seconds:9.3f} s" if ref_seconds else "  skipped"
+    print(f"{task:<30} {reference:<26} {ref} {ours_seconds:9.3f} s {ratio}  {note}", flush=True)
+
+
+def header(title):
+    print(f"\n== {title}")
+    print(f"{'task':<30} {'reference':<26} {'ref time':>11} {'flipnet':>11} {'speed-up':>9}")
+
+
+@section("solve")
+def bench_solve():
+    from flipnet.games import FlipGame, GridNim
+    from flipnet.reference import plain_table
+    from flipnet.solve import table
+
+    header("exact tables (vectorized bitmask DP)")
+    table(FlipGame(2, 2))  # warm-up: imports, thread pool
+    for game, label in ((FlipGame(1, 20), "flip 1x20 (2^20 states)"),
+                        (GridNim(4, 4), "grid Nim 4x4 (2^16 states)")):
+        ours, fast = timed(lambda: table(game), repeat=3)
+        ref, plain = timed(lambda: plain_table(game.n_cells, game.move_masks, game.rule))
+        assert np.array_equal(fast, plain), f"{label}: tables differ"
+        row(label, "plain Python loop", ref, ours)
+
+    game = FlipGame(5, 5)
+    ours, fast = timed(lambda: table(game), repeat=2)
+    original = _cpp_reference()
+    if original is None:
+        row("flip 5x5 (2^25 states)", "C++ -O2 (no g++ here)", None, ours)
+    else:
+        out = np.empty(1 << 25, dtype=np.uint8)
+        ref, _ = timed(lambda: original(5, 5, out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))))
+        assert np.array_equal(out, fast), "5x5 tables differ"
+        row("flip 5x5 (2^25 states)", "C++ -O2, original method", ref, ours)
+    one, _ = timed(lambda: table(game, threads=1))
+    print(f"  5x5 on one thread: {one:.3f} s")
+    print(f"  peak memory of a 5x5 solve (fresh process): {_peak_mb(_SOLVE_5X5):.0f} MB")
+
+
+_SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"
+
+
+def _peak_mb(code):
+    """Peak resident memory of a fresh Python process running `code`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-c", code], check=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(peak, before) / 1024
+
+
+def _cpp_reference():
+    """The original method compiled with g++ -O2 and loaded with ctypes, or None."""
+    compiler = shutil.which("g++")
+    if compiler is None:
+        return None
+    source = Path(__file__).with_name("bench_ref.cpp")
+    build = Path(tempfile.mkdtemp(prefix="flipnet-bench-"))
+    lib = build / "bench_ref.so"
+    subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(source), "-o", str(lib)], check=True)
+    fn = ctypes.CDLL(str(lib)).flip_table
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8)]
+    return fn
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m flipnet.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", choices=sorted(SECTIONS), help="sections to run")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("FLIPNET_PROGRESS", "0")
+    print(f"flipnet bench: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, numpy {np.__version__}")
+    for name in args.only or SECTIONS:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main()

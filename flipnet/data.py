@@ -1,0 +1,122 @@
+"""HDF5 files of value tables and their splits, and the reader the trainers use.
+
+Layout of a file:
+    /nim_value            uint8[2^cells], index = state integer  (misere games: /win)
+        attrs: format, game, rows, cols, rule, flipnet_version
+    /splits/original/bucket  uint8[2^cells], 0..9
+    /splits/original/part    uint8[2^cells], 0 train, 1 valid, 2 test
+        attrs: protocol, description, seed, n_buckets, part_names
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from flipnet import __version__
+from flipnet.atomic import atomic_path
+from flipnet.errors import FlipnetError
+from flipnet.splits import PART_NAMES
+
+FORMAT = "flipnet-table-1"
+
+
+def value_key(rule):
+    return "win" if rule == "misere" else "nim_value"
+
+
+def write_table(path, game, values, split=None):
+    """Write a table (and optionally a split: (bucket, part, attrs)) atomically."""
+    with atomic_path(path) as tmp:
+        with h5py.File(tmp, "w") as f:
+            ds = f.create_dataset(value_key(game.rule), data=values, dtype=np.uint8)
+            ds.attrs.update(format=FORMAT, game=game.name, rows=game.rows, cols=game.cols,
+                            rule=game.rule, flipnet_version=__version__)
+            if split is not None:
+                bucket, part, attrs = split
+                group = f.create_group("splits/original")
+                group.create_dataset("bucket", data=bucket, dtype=np.uint8)
+                group.create_dataset("part", data=part, dtype=np.uint8)
+                group.attrs.update(attrs)
+
+
+@dataclass
+class Table:
+    values: np.ndarray
+    attrs: dict
+
+
+@dataclass
+class Split:
+    """States and labels of the three parts of one bucket."""
+    train: tuple
+    valid: tuple
+    test: tuple
+    attrs: dict
+
+    def sizes(self):
+        return {name: int(getattr(self, name)[0].size) for name in PART_NAMES}
+
+
+def read_table(path):
+    with _open(path) as f:
+        ds = _values_dataset(f, path)
+        return Table(_read(ds, path), dict(ds.attrs))
+
+
+def read_split(path, bucket, name="original"):
+    """The train/valid/test (states uint32, labels uint8) of one bucket of a split."""
+    with _open(path) as f:
+        ds = _values_dataset(f, path)
+        key = f"splits/{name}"
+        if key not in f or "bucket" not in f[key] or "part" not in f[key]:
+            raise FlipnetError(f"{path} has no split {name!r}")
+        group = f[key]
+        n_buckets = int(group.attrs.get("n_buckets", 10))
+        if not 0 <= bucket < n_buckets:
+            raise FlipnetError(f"bucket {bucket} does not exist in {path}: buckets are 0..{n_buckets - 1}")
+        values = _read(ds, path)
+        buckets = _read(group["bucket"], path)
+        parts = _read(group["part"], path)
+        attrs = dict(group.attrs)
+        attrs.update(bucket=bucket, rows=int(ds.attrs["rows"]), cols=int(ds.attrs["cols"]))
+    if not buckets.size == parts.size == values.size:
+        raise FlipnetError(f"{path}: split arrays do not match the table ({buckets.size}, {parts.size}, {values.size})")
+    chosen = np.flatnonzero(buckets == bucket).astype(np.uint32)
+    chosen_parts = parts[chosen]
+    pieces = []
+    for p in range(len(PART_NAMES)):
+        states = chosen[chosen_parts == p]
+        pieces.append((states, values[states]))
+    return Split(*pieces, attrs=attrs)
+
+
+def _open(path):
+    path = Path(path)
+    if not path.exists():
+        raise FlipnetError(f"{path} not found: run `make data` (or `flipnet data`) to create it")
+    try:
+        return h5py.File(path, "r")
+    except OSError:
+        raise FlipnetError(f"{path} is not a readable HDF5 file (truncated or corrupt?): "
+                           f"delete it and run `make data` again") from None
+
+
+def _values_dataset(f, path):
+    for key in ("nim_value", "win"):
+        if key in f and f[key].attrs.get("format") == FORMAT:
+            ds = f[key]
+            expected = 1 << int(ds.attrs["rows"]) * int(ds.attrs["cols"])
+            if ds.shape != (expected,):
+                raise FlipnetError(f"{path}: {key} has {ds.shape[0]} entries, expected {expected}")
+            return ds
+    raise FlipnetError(f"{path} is not a flipnet table (no nim_value or win dataset "
+                       f"with format {FORMAT!r})")
+
+
+def _read(ds, path):
+    try:
+        return ds[()]
+    except (OSError, KeyError) as exc:
+        raise FlipnetError(f"{path}: cannot read {ds.name} (truncated file?): {exc}") from None

@@ -1,0 +1,54 @@
+"""The C++ NIM program's game: one pile of n; a move takes k blocks, 1 <= k <= n // 2.
+
+A player facing a single block cannot move and loses (normal play). A state is n.
+"""
+
+
+class HalfNim:
+    name = "halfnim"
+    rule = "normal"
+    start = 127  # the largest pile the original network reads (7 input bits)
+
+    def __repr__(self):
+        return "HalfNim()"
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash("HalfNim")
+
+    def legal_moves(self, n):
+        return list(range(1, n // 2 + 1))
+
+    def play(self, n, k):
+        if not 1 <= k <= n // 2:
+            raise ValueError(f"illegal move: take 1..{n // 2} from {n}, not {k}")
+        return n - k
+
+    def is_over(self, n):
+        return n < 2
+
+    def format(self, n):
+        return str(n)
+
+    def parse(self, text):
+        try:
+            n = int(str(text).strip())
+        except ValueError:
+            raise ValueError(f"a HalfNim position is a pile size, not {str(text).strip()!r}") from None
+        if n < 1:
+            raise ValueError(f"a pile holds at least 1 block, got {n}")
+        return n
+
+    def format_move(self, k):
+        return str(k)
+
+    def parse_move(self, text, n=None):
+        try:
+            k = int(text.strip())
+        except ValueError:
+            raise ValueError(f"not a number: {text.strip()!r}") from None
+        if n is not None and not 1 <= k <= n // 2:
+            raise ValueError(f"take between 1 and {n // 2}, not {k}")
+        return k

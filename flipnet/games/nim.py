@@ -1,0 +1,74 @@
+"""Multi-heap Nim: take any positive number from one heap. Normal play (the last mover
+wins) or misere (the last mover loses). A state is a tuple of heap sizes; a move is
+(heap index, count)."""
+
+
+class Nim:
+    name = "nim"
+
+    def __init__(self, heaps=(1, 3, 5, 7, 9), misere=False):
+        heaps = tuple(heaps)
+        if not heaps or any(not isinstance(h, int) or h < 0 for h in heaps):
+            raise ValueError(f"heaps must be non-negative integers, got {heaps}")
+        self.heaps = heaps
+        self.misere = misere
+        self.rule = "misere" if misere else "normal"
+
+    def __repr__(self):
+        return f"Nim({self.heaps}, misere={self.misere})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and (self.heaps, self.misere) == (other.heaps, other.misere)
+
+    def __hash__(self):
+        return hash(("Nim", self.heaps, self.misere))
+
+    @property
+    def start(self):
+        return self.heaps
+
+    def legal_moves(self, state):
+        return [(i, k) for i, h in enumerate(state) for k in range(1, h + 1)]
+
+    def play(self, state, move):
+        i, k = move
+        if not (0 <= i < len(state) and 1 <= k <= state[i]):
+            raise ValueError(f"illegal move: take {k} from heap {i + 1} of {self.format(state)}")
+        return state[:i] + (state[i] - k,) + state[i + 1:]
+
+    def is_over(self, state):
+        return not any(state)
+
+    def format(self, state):
+        return ",".join(str(h) for h in state)
+
+    def parse(self, text):
+        parts = str(text).strip().split(",")
+        heaps = []
+        for i, part in enumerate(parts, start=1):
+            try:
+                h = int(part)
+            except ValueError:
+                raise ValueError(f"heap {i} is {part.strip()!r}, not a number") from None
+            if h < 0:
+                raise ValueError(f"heap {i} is negative ({h})")
+            heaps.append(h)
+        return tuple(heaps)
+
+    def format_move(self, move):
+        i, k = move
+        return f"{k}@{i + 1}"
+
+    def parse_move(self, text, state=None):
+        """'k@h': take k from heap h (heaps counted from 1)."""
+        try:
+            k, h = (int(x) for x in text.strip().split("@"))
+        except ValueError:
+            raise ValueError(f"cannot read move {text.strip()!r}: write COUNT@HEAP, e.g. 2@3") from None
+        move = (h - 1, k)
+        if state is not None:
+            if not 1 <= h <= len(state):
+                raise ValueError(f"there is no heap {h}: heaps are 1..{len(state)}")
+            if not 1 <= k <= state[h - 1]:
+                raise ValueError(f"heap {h} holds {state[h - 1]}: take 1..{state[h - 1]}, not {k}")
+        return move

@@ -1,0 +1,73 @@
+import json
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+from flipnet.cli import main
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_prints_counts_and_writes_a_file(capsys, tmp_path):
+    path = tmp_path / "sub" / "flip.h5"
+    code, out, _ = run(capsys, "solve", "flip", "--shape", "1x20", "-o", str(path))
+    assert code == 0
+    assert "nim-value 6: 6" in out and "nim-value 0: 370716" in out and " s" in out
+    with h5py.File(path) as f:
+        assert f["nim_value"].shape == (1 << 20,)
+        assert "splits/original/bucket" in f
+
+
+def test_solve_gridnim(capsys):
+    code, out, _ = run(capsys, "solve", "gridnim", "--shape", "4x4")
+    assert code == 0 and "win 0: 9872" in out and "win 1: 55664" in out
+
+
+def test_value_json(capsys):
+    code, out, _ = run(capsys, "value", "flip", "1111/1101", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert set(data) >= {"nim_value", "first_player_wins", "winning_moves"}
+    code, out, _ = run(capsys, "value", "gridnim", "1100/0000/0000/0000", "--json")
+    assert json.loads(out)["win"] == 1
+    code, out, _ = run(capsys, "value", "nim", "1,1,1", "--misere", "--json")
+    assert json.loads(out)["first_player_wins"] is False
+
+
+def test_value_of_a_long_row(capsys):
+    code, out, _ = run(capsys, "value", "flip", "1" * 500)
+    assert code == 0 and "nim-value" in out and "winning moves" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["solve", "chess", "--shape", "2x2"], "invalid choice: 'chess'"),
+    (["solve", "flip", "--shape", "5by5"], "bad shape '5by5'"),
+    (["solve", "flip", "--shape", "6x6"], "tables stop at 30 cells"),
+    (["solve", "flip", "--shape", "2x2", "-o", "/dev/null/x.h5"], "/dev/null is not a directory"),
+    (["value", "flip", "11x1"], "bad character 'x' at position 3"),
+    (["value", "flip", "111/11"], "row 2 has 2 cells but row 1 has 3"),
+    (["value", "nim", "1,-2"], "heap 2 is negative"),
+    (["value", "halfnim", "zero"], "not 'zero'"),
+    (["data", "--out-dir", "/dev/null/d"], "/dev/null is not a directory"),
+])
+def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_python_dash_m():
+    proc = subprocess.run([sys.executable, "-m", "flipnet", "value", "halfnim", "100", "--json"],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["winning_moves"] == [{"move": "37", "position": "63"}]
