@@ -5,12 +5,16 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: help venv test data bench clean
+.PHONY: help venv test data bench clean train-1d train-1d-fast train-1d-fc train-nim
 
 help:
 	@echo "make test    run the test suite (what CI runs)"
 	@echo "make data    write data/flip1d.h5 and data/flip2d.h5 (tables + original splits)"
 	@echo "make bench   timings beside reference implementations, as ratios"
+	@echo "make train-1d       the paper's 1D conv net, faithful protocol (~10 min)"
+	@echo "make train-1d-fast  the same net and split, a faster recipe (~3 min)"
+	@echo "make train-1d-fc    the paper's dense comparison model (~10 min)"
+	@echo "make train-nim      the C++ NIM perceptron -> data/nimWeights.txt (~1 min)"
 	@echo "make clean   remove the virtual environment, generated data and results"
 
 $(READY): setup.cfg pyproject.toml
@@ -33,6 +37,22 @@ data/flip2d.h5: flipnet/solve.py flipnet/splits.py flipnet/data.py | $(READY)
 
 bench: $(READY)
 	$(BIN)/python -m flipnet.bench
+
+# Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists:
+# an interrupted `make train-...` continues where it stopped. Delete results/ to start over.
+TRAIN := $(BIN)/flipnet train --resume
+
+train-1d: data/flip1d.h5
+	$(TRAIN) conv1d
+
+train-1d-fast: data/flip1d.h5
+	$(TRAIN) conv1d --out conv1d-fast $(FAST_1D)
+
+train-1d-fc: data/flip1d.h5
+	$(TRAIN) fc1d
+
+train-nim: $(READY)
+	$(BIN)/flipnet train-nim --weights data/nimWeights.txt --results results/nim.json
 
 clean:
 	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info

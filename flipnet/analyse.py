@@ -38,21 +38,23 @@ class Analysis:
 
 
 def analyse(game, state):
-    if isinstance(game, FlipGame):
-        value, moves = _flip(game, state)
-    elif isinstance(game, GridNim):
-        value, moves = _board_by_table(game, state)
-    elif isinstance(game, HalfNim):
-        value = halfnim_value(state)
-        moves = [k for k in game.legal_moves(state) if halfnim_value(state - k) == 0] if state < 1 << 20 \
-            else _halfnim_winning_moves(state)
-    elif isinstance(game, Nim):
-        value = nim_outcome(state, game.misere)
-        moves = [m for m in game.legal_moves(state) if not nim_outcome(game.play(state, m), game.misere)]
-    else:
-        raise FlipnetError(f"no analysis for {game!r}")
+    value, moves = value_and_winning_moves(game, state)
     return Analysis(game.name, game.rule, game.format(state), int(value),
                     [(game.format_move(m), game.format(game.play(state, m))) for m in moves])
+
+
+def value_and_winning_moves(game, state):
+    """(value, [moves that leave the opponent lost]) with moves as the game writes them."""
+    if isinstance(game, FlipGame):
+        return _flip(game, state)
+    if isinstance(game, GridNim):
+        return _board_by_table(game, state)
+    if isinstance(game, HalfNim):
+        return halfnim_value(state), _halfnim_winning_moves(state)
+    if isinstance(game, Nim):
+        moves = [m for m in game.legal_moves(state) if not nim_outcome(game.play(state, m), game.misere)]
+        return nim_outcome(state, game.misere), moves
+    raise FlipnetError(f"no analysis for {game!r}")
 
 
 def nim_outcome(heaps, misere=False):

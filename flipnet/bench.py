@@ -79,6 +79,45 @@ def bench_solve():
     print(f"  peak memory of a 5x5 solve (fresh process): {_peak_mb(_SOLVE_5X5):.0f} MB")
 
 
+@section("train1d")
+def bench_train_1d():
+    header("1D training epoch: paper's conv1d, SGD, batch 20, 79,440 states")
+    bench_epoch("conv1d", rows=1, cols=20, n_states=79_447, batch=20, repeat=3)
+
+
+def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
+    """One epoch as one compiled scan beside one compiled call per minibatch.
+
+    Random states and labels: an epoch's cost does not depend on them. The first call of
+    each function (Numba compiles then) is kept out of the timings.
+    """
+    from flipnet.nn import FLOAT, optim
+    from flipnet.nn.compile import epoch_function, step_function
+    from flipnet.nn.models import build
+
+    rng = np.random.default_rng(0)
+    model = build(model_name, 0, rows, cols)
+    n_batches = n_states // batch
+    states = rng.integers(0, 1 << (rows * cols), size=(n_batches, batch)).astype(np.uint32)
+    labels = rng.integers(0, model.n_classes, size=(n_batches, batch))
+    lr = np.asarray(0.01, dtype=FLOAT)
+    scan_epoch = epoch_function(model, optim.make("sgd", model.params))
+    one_step = step_function(model, optim.make("sgd", model.params))
+    start = time.perf_counter()
+    scan_epoch(states[:2], labels[:2], lr)
+    one_step(states[0], labels[0], lr)
+    print(f"  compile and first calls: {time.perf_counter() - start:.1f} s (cached on disk afterwards)")
+
+    def plain_epoch():
+        for s, y in zip(states, labels):
+            one_step(s, y, lr)
+
+    ref, _ = timed(plain_epoch, repeat=repeat)
+    ours, _ = timed(lambda: scan_epoch(states, labels, lr), repeat=repeat)
+    row(f"{model_name} epoch ({n_batches} steps)", "one call per minibatch", ref, ours,
+        f"{ours / n_batches * 1e6:.0f} us per step")
+
+
 _SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"
 
 

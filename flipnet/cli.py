@@ -50,6 +50,53 @@ def build_parser():
     p.add_argument("--seed", type=int, default=None, help="split seed (default: the stored protocol seed)")
     p.add_argument("--only", choices=("1d", "2d"))
     p.set_defaults(run=cmd_data)
+
+    p = sub.add_parser("train", help="train a network (defaults: the paper's protocol)")
+    p.add_argument("model", help="conv1d, fc1d, mlp2d, logreg2d, convmlp2d, ...")
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--lr", type=float, help="learning rate")
+    p.add_argument("--batch", type=int, help="minibatch size")
+    p.add_argument("--optimizer", help="sgd (the paper's), momentum or adam")
+    p.add_argument("--momentum", type=float, help="momentum coefficient (default 0.9)")
+    p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's) or cosine")
+    p.add_argument("--seed", type=int, help="initialisation and shuffling seed (default 2016)")
+    p.add_argument("--bucket", type=int, help="which of the 10 buckets of the split")
+    p.add_argument("--patience", type=int, help="stop after this many epochs without a better "
+                   "validation error (default 0: run every epoch)")
+    p.add_argument("--data", help="HDF5 dataset (default: the model's)")
+    p.add_argument("--out", help="run name: results/NAME.json, .npz, .ckpt.npz (default: the model)")
+    p.add_argument("--results-dir", help="default: results")
+    p.add_argument("--resume", action="store_true", help="continue from results/NAME.ckpt.npz "
+                   "when it exists (an interrupted run ends where it would have)")
+    p.set_defaults(run=cmd_train)
+
+    p = sub.add_parser("train-nim", help="train the C++ NIM perceptron (HalfNim, n < 128)")
+    p.add_argument("--epochs", type=int, default=4000)
+    p.add_argument("--seed", type=int, default=None, help="initial weights (default: nimmlp.SEED)")
+    p.add_argument("--database-seed", type=int, default=0, help="random moves of losing piles")
+    p.add_argument("--weights", default="data/nimWeights.txt", help="where to write the weights")
+    p.add_argument("--results", default="results/nim.json")
+    p.set_defaults(run=cmd_train_nim)
+
+    for name, helptext in (("play", "play a game in the console"), ("gui", "play in a window")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("game", choices=("halfnim",))
+        p.add_argument("--start", type=int, help="blocks at the start (2-127; asked if not given)")
+        p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
+        p.add_argument("--ai", choices=("neural", "perfect", "random"), default="neural")
+        p.add_argument("--seed", type=int, help="seed of the AI's random choices")
+        p.set_defaults(run=cmd_play if name == "play" else cmd_gui)
+
+    p = sub.add_parser("evaluate", help="error rates of a trained model on a dataset split")
+    p.add_argument("model_file", help="results/NAME.npz")
+    p.add_argument("--data", help="default: the dataset it was trained on")
+    p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
+    p.set_defaults(run=cmd_evaluate)
+
+    p = sub.add_parser("predict", help="a trained model's nim-value for one position")
+    p.add_argument("model_file", help="results/NAME.npz")
+    p.add_argument("position", help="rows of 0/1 joined by '/'")
+    p.set_defaults(run=cmd_predict)
     return parser
 
 
@@ -156,6 +203,156 @@ def cmd_data(args):
         _write(path, game, values, args.seed)
         print(f"wrote {path}: {values.size} states, values 0..{values.max()}, "
               f"{time.perf_counter() - start:.1f} s")
+
+
+def cmd_train(args):
+    from flipnet.nn.train import TrainConfig, train
+
+    config = TrainConfig.for_model(
+        args.model, epochs=args.epochs, lr=args.lr, batch=args.batch, optimizer=args.optimizer,
+        momentum=args.momentum, schedule=args.schedule, seed=args.seed, bucket=args.bucket, patience=args.patience,
+        data=args.data, name=args.out, results_dir=args.results_dir)
+    results = train(config, resume=args.resume)
+    print(f"{config.name}: best epoch {results['best_epoch']} of {results['epochs_run']}, "
+          f"valid error {results['valid_error']:.4%}, test error {results['test_error']:.4%}, "
+          f"{results['seconds']:.0f} s ({results['seconds_per_epoch']:.3f} s per epoch)")
+    print(f"wrote {config.path('.json')} and {config.path('.npz')}")
+
+
+def cmd_evaluate(args):
+    from flipnet.data import read_split
+    from flipnet.nn.compile import Predictor
+    from flipnet.nn.metrics import error_rate
+    from flipnet.nn.store import load_model
+
+    model, meta = load_model(args.model_file)
+    trained = meta.get("config", {})
+    data = args.data or trained.get("data")
+    bucket = trained.get("bucket", 0) if args.bucket is None else args.bucket
+    if data is None:
+        raise FlipnetError(f"{args.model_file} does not say which dataset it was trained on: pass --data")
+    split = read_split(data, bucket)
+    predict = Predictor(model)
+    print(f"{model.name} on {data}, bucket {bucket}:")
+    for part in ("train", "valid", "test"):
+        states, labels = getattr(split, part)
+        print(f"  {part:<5} {error_rate(predict(states), labels):8.4%} error on {states.size} states")
+
+
+def cmd_predict(args):
+    from flipnet.analyse import analyse
+    from flipnet.games import FlipGame
+    from flipnet.nn.compile import Predictor
+    from flipnet.nn.store import load_model
+
+    model, _ = load_model(args.model_file)
+    game = FlipGame(model.rows, model.cols)
+    state = game.parse(args.position)
+    predicted = int(Predictor(model)([state])[0])
+    true = analyse(game, state).value
+    verdict = "right" if predicted == true else "wrong"
+    print(f"{game.format(state)}: predicted nim-value {predicted}, true {true} ({verdict})")
+
+
+def cmd_train_nim(args):
+    from flipnet.atomic import check_writable, write_text
+    from flipnet.nimmlp import SEED, NimMLP, build_database, compare
+
+    for path in (args.weights, args.results):
+        check_writable(path)
+    if args.epochs < 1:
+        raise FlipnetError(f"--epochs must be at least 1, got {args.epochs}")
+    seed = SEED if args.seed is None else args.seed
+    start = time.perf_counter()
+    database = build_database(seed=args.database_seed)
+    mlp = NimMLP(seed=seed)
+    print(f"Training the MLP ({args.epochs} epochs over {len(database.piles)} piles) ...")
+    mlp.train(database, 1)  # compiles (Numba, first call)
+    mlp = NimMLP(seed=seed)
+    compiled = time.perf_counter()
+    mlp.train(database, args.epochs)
+    train_seconds = time.perf_counter() - compiled
+    mlp.save_weights(args.weights)
+    rows, diff_winning, diff_losing = compare(mlp, database)
+    _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
+    print("n: DP move, (network move)")
+    for i in range(0, len(rows), 4):
+        print("   ".join(f"{n:3d}: {k:2d}, ({net:2d})" for n, k, net in rows[i:i + 4]))
+    print(f"diff on winning piles ({len(diff_winning)}): {diff_winning}")
+    print(f"diff on losing piles ({len(diff_losing)}, any legal move is as good there): {diff_losing}")
+    print(f"with a 0.5 threshold instead of 0.2: {len(half_winning)} winning, {len(half_losing)} losing")
+    seconds = time.perf_counter() - start
+    report = {"epochs": args.epochs, "seed": seed, "database_seed": args.database_seed,
+              "eta": mlp.eta, "threshold": 0.2, "diff_winning": diff_winning,
+              "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
+              "diff_losing_at_0.5": half_losing,
+              "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
+              "train_seconds": train_seconds, "seconds": seconds}
+    write_text(args.results, json.dumps(report, indent=1) + "\n")
+    print(f"wrote {args.weights} and {args.results}: training {train_seconds:.1f} s, "
+          f"{seconds:.1f} s in all")
+
+
+def _halfnim_agent(args):
+    from flipnet.agents import NeuralHalfNim, optimal_agent, random_agent
+    from flipnet.nimmlp import NimMLP
+
+    if args.ai == "perfect":
+        return optimal_agent
+    if args.ai == "random":
+        return random_agent
+    mlp = NimMLP()
+    mlp.read_weights(args.weights or _shipped_weights())
+    return NeuralHalfNim(mlp)
+
+
+def _shipped_weights():
+    """data/nimWeights.txt here, else the one beside the package (a source checkout)."""
+    from pathlib import Path
+
+    local = Path("data/nimWeights.txt")
+    shipped = Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
+    return local if local.exists() or not shipped.exists() else shipped
+
+
+def cmd_play(args):
+    from flipnet.games import HalfNim
+    from flipnet.nimmlp import NMAX
+    from flipnet.play import Match, ask_int, halfnim_note, run_console
+
+    def read(prompt):
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        return line if line else None
+
+    agent = _halfnim_agent(args)
+    start = args.start
+    if start is None:
+        start = ask_int(read, print, f"Enter number of blocks you want to start (2 to {NMAX}): ", 2, NMAX)
+        if start is None:
+            print("\ninput ended; no game played")
+            return 0
+    elif not 2 <= start <= NMAX:
+        raise FlipnetError(f"--start must be from 2 to {NMAX}, got {start}")
+    print(f"AI moves first. Starting with n = {start}")
+    match = Match(HalfNim(), agent, state=start, ai_first=True, seed=args.seed)
+    run_console(match, read, print, describe_ai=halfnim_note)
+    return 0
+
+
+def cmd_gui(args):
+    from flipnet.gui import HalfNimController, HalfNimWindow
+    from flipnet.play import halfnim_note
+
+    controller = HalfNimController(_halfnim_agent(args), seed=args.seed, describe_ai=halfnim_note)
+    try:
+        window = HalfNimWindow(controller)
+    except Exception as exc:  # tkinter.TclError: no display
+        raise FlipnetError(f"cannot open a window: {exc}") from None
+    if args.start is not None:
+        controller.submit(str(args.start))
+        window.redraw()
+    window.run()
 
 
 if __name__ == "__main__":

@@ -37,3 +37,47 @@ def table_5x5():
     from flipnet.solve import table
 
     return table(FlipGame(5, 5))
+
+
+@pytest.fixture
+def py_mode(monkeypatch):
+    """Compile PyTensor graphs with the Python linker: seconds instead of a cold Numba
+    compile per graph. The Numba path has its own tests."""
+    import pytensor
+    from pytensor.compile.mode import Mode
+
+    monkeypatch.setattr(pytensor.config, "mode", Mode(linker="py", optimizer="fast_compile"))
+
+
+def numeric_grad(f, arrays, eps=1e-6):
+    """Central finite differences of the scalar f(*arrays) with respect to every array."""
+    import numpy as np
+
+    grads = []
+    for a in arrays:
+        g = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            old = a[i]
+            a[i] = old + eps
+            up = f(*arrays)
+            a[i] = old - eps
+            down = f(*arrays)
+            a[i] = old
+            g[i] = (up - down) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+def write_tiny_dataset(path, cols=8, seed=0):
+    """A 1 x cols flip table with a stratified split into a single bucket."""
+    from flipnet.data import write_table
+    from flipnet.games import FlipGame
+    from flipnet.solve import table
+    from flipnet.splits import stratified
+
+    game = FlipGame(1, cols)
+    values = table(game)
+    bucket, part = stratified(values, seed=seed, n_buckets=1)
+    write_table(path, game, values, (bucket, part, {"protocol": "stratified", "seed": seed,
+                                                    "n_buckets": 1, "description": "test"}))
+    return values

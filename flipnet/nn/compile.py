@@ -1,0 +1,62 @@
+"""The compiled functions a run needs: a whole epoch as one call, and predictions.
+
+At batch 20 a PyTensor call costs more in overhead than in arithmetic, so the epoch
+runs as a `scan` over its minibatches inside one compiled function: the parameters and
+optimizer state are loop-carried and written back to the shared variables at the end.
+`step_function` is the plain one-call-per-minibatch form, kept for `make bench`.
+"""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+from flipnet.nn import FLOAT
+from flipnet.nn.layers import mean_cross_entropy
+
+
+def epoch_function(model, optimizer):
+    """f(states[n_batches, batch] uint32, labels[n_batches, batch] int64, lr) -> mean loss."""
+    states = pt.matrix("states", dtype="uint32")
+    labels = pt.matrix("labels", dtype="int64")
+    lr = pt.scalar("lr", dtype=FLOAT)
+    n_params = len(model.params)
+
+    def one_step(batch_states, batch_labels, *carried):
+        params, state = list(carried[:n_params]), list(carried[n_params:])
+        loss = mean_cross_entropy(model.logits(batch_states, params), batch_labels)
+        new_params, new_state = optimizer.step(params, pt.grad(loss, params), state, lr)
+        return [*new_params, *new_state, loss]
+
+    carried = model.params + optimizer.state
+    outputs = pytensor.scan(one_step, sequences=[states, labels],
+                            outputs_info=[*carried, None], return_updates=False)
+    updates = [(var, out[-1]) for var, out in zip(carried, outputs[:-1])]
+    return pytensor.function([states, labels, lr], outputs[-1].mean(), updates=updates)
+
+
+def step_function(model, optimizer):
+    """f(states[batch], labels[batch], lr) -> loss: one minibatch per call."""
+    states = pt.vector("states", dtype="uint32")
+    labels = pt.vector("labels", dtype="int64")
+    lr = pt.scalar("lr", dtype=FLOAT)
+    loss = mean_cross_entropy(model.logits(states), labels)
+    new_params, new_state = optimizer.step(model.params, pt.grad(loss, model.params),
+                                           optimizer.state, lr)
+    updates = list(zip(model.params, new_params)) + list(zip(optimizer.state, new_state))
+    return pytensor.function([states, labels, lr], loss, updates=updates)
+
+
+class Predictor:
+    """Predicted classes of any number of states, in large compiled batches."""
+
+    def __init__(self, model, chunk=1 << 16):
+        states = pt.vector("states", dtype="uint32")
+        self._fn = pytensor.function([states], pt.argmax(model.logits(states), axis=-1))
+        self.chunk = chunk
+
+    def __call__(self, states):
+        states = np.asarray(states, dtype=np.uint32)
+        out = np.empty(states.size, dtype=np.int64)
+        for i in range(0, states.size, self.chunk):
+            out[i:i + self.chunk] = self._fn(states[i:i + self.chunk])
+        return out

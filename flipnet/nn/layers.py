@@ -1,0 +1,99 @@
+"""Layers as functions of symbolic tensors: the caller owns the parameters.
+
+Keeping parameters outside the layers lets the trainer run a whole epoch inside one
+`scan`, where the parameters are loop-carried values rather than shared variables.
+"""
+
+import numpy as np
+import pytensor.tensor as pt
+from pytensor.gradient import disconnected_grad
+
+# Rational approximation of tanh on [-c, c] (odd numerator of degree 13, even
+# denominator of degree 6); |error| < 4e-7 in float32. Pure arithmetic, so the Numba
+# backend vectorizes it, where np.tanh is a scalar libm call per element (15x slower).
+_TANH_CLAMP = 7.90531110763549805
+_TANH_NUM = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05,
+             5.12229709037114e-08, -8.60467152213735e-11, 2.00018790482477e-13,
+             -2.76076847742355e-16)
+_TANH_DEN = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04,
+             1.19825839466702e-06)
+
+
+def tanh(x):
+    """tanh: exact in float64 graphs; the fast rational form in float32 graphs.
+
+    The fast form's gradient is defined as 1 - y^2, exactly as for tanh, instead of
+    differentiating the polynomials.
+    """
+    if x.dtype != "float32":
+        return pt.tanh(x)
+    dtype = np.float32
+    c = dtype(_TANH_CLAMP)
+    xc = pt.clip(x, -c, c)
+    x2 = xc * xc
+    num = dtype(_TANH_NUM[-1])
+    for k in _TANH_NUM[-2::-1]:
+        num = num * x2 + dtype(k)
+    den = dtype(_TANH_DEN[-1])
+    for k in _TANH_DEN[-2::-1]:
+        den = den * x2 + dtype(k)
+    y = disconnected_grad(xc * num / den)
+    return y + (x - disconnected_grad(x)) * disconnected_grad(1 - y * y)
+
+
+ACTIVATIONS = {"tanh": tanh, "sigmoid": pt.sigmoid, "linear": lambda z: z}
+
+
+def dense(x, W, b, activation="linear"):
+    """activation(x @ W + b) for a batch of rows x."""
+    return ACTIVATIONS[activation](pt.dot(x, W) + b)
+
+
+def band_layout(length, widths):
+    """Where each filter weight goes in the (length, outputs) matrix of a multi-width
+    valid correlation, and which filter's bias each output takes.
+
+    Filter f of width k has weights at flat offsets off_f .. off_f + k - 1; its output at
+    position i is sum_j w[off_f + j] * x[i + j]. Unused matrix entries point one past the
+    last weight, where a zero is appended.
+    """
+    n_weights = sum(widths)
+    n_outputs = sum(length - k + 1 for k in widths)
+    index = np.full((length, n_outputs), n_weights, dtype=np.int64)
+    bias_of = np.empty(n_outputs, dtype=np.int64)
+    col = offset = 0
+    for f, k in enumerate(widths):
+        for i in range(length - k + 1):
+            index[i:i + k, col] = offset + np.arange(k)
+            bias_of[col] = f
+            col += 1
+        offset += k
+    return index, bias_of
+
+
+def multiwidth_conv1d(x, weights, biases, layout, activation="tanh"):
+    """One single-channel "valid" correlation per filter width, all outputs side by side.
+
+    Computed as one matrix product with a banded matrix gathered from the filter weights
+    (one gather per call), which on a CPU beats one small correlation per width.
+    """
+    index, bias_of = layout
+    band = pt.concatenate([weights, pt.zeros((1,), dtype=weights.dtype)])[index]
+    return ACTIVATIONS[activation](pt.dot(x, band) + biases[bias_of])
+
+
+def log_softmax(z):
+    """Row-wise log-softmax, shifted by the row maximum so exp never overflows."""
+    shifted = z - pt.max(z, axis=-1, keepdims=True)
+    return shifted - pt.log(pt.sum(pt.exp(shifted), axis=-1, keepdims=True))
+
+
+def mean_cross_entropy(logits, y):
+    """Mean categorical cross-entropy of softmax(logits) against integer labels y."""
+    return -pt.mean(log_softmax(logits)[pt.arange(y.shape[0]), y])
+
+
+def decode_bits(states, n_cells, dtype="float32"):
+    """(batch, n_cells) 0/1 matrix of state integers: column j is bit j (cell j)."""
+    masks = (np.uint64(1) << np.arange(n_cells, dtype=np.uint64)).astype(states.dtype)
+    return pt.cast(pt.neq(pt.bitwise_and(states[:, None], masks), 0), dtype)

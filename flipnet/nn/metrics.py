@@ -1,0 +1,20 @@
+"""Error rates, per-class errors and confusion matrices of predictions."""
+
+import numpy as np
+
+
+def error_rate(predicted, labels):
+    return float(np.mean(np.asarray(predicted) != np.asarray(labels))) if len(labels) else float("nan")
+
+
+def confusion(predicted, labels, n_classes):
+    """counts[true class, predicted class]."""
+    counts = np.zeros((n_classes, n_classes), dtype=np.int64)
+    np.add.at(counts, (np.asarray(labels, dtype=np.int64), np.asarray(predicted, dtype=np.int64)), 1)
+    return counts
+
+
+def per_class_error(counts):
+    """{class: error among the states of that class} for the classes present."""
+    totals = counts.sum(axis=1)
+    return {str(c): float(1 - counts[c, c] / totals[c]) for c in range(len(counts)) if totals[c]}

@@ -1,0 +1,131 @@
+"""The study's named networks, built from layers, with the original initialisation.
+
+A model maps a batch of state integers to class logits. Its parameters are shared
+variables; `logits(states, params)` also accepts stand-ins for them (the trainer's scan).
+"""
+
+import numpy as np
+import pytensor
+
+from flipnet.nn import FLOAT
+from flipnet.nn.layers import band_layout, decode_bits, dense, multiwidth_conv1d
+
+MODELS = {}
+
+
+def register(name, **protocol):
+    """Register a model builder with the training protocol of the paper for it."""
+    def wrap(build):
+        MODELS[name] = (build, protocol)
+        return build
+    return wrap
+
+
+class Model:
+    """Named parameters (shared variables) and a forward function of (x, params dict)."""
+
+    def __init__(self, name, rows, cols, n_classes, init, forward):
+        self.name, self.rows, self.cols, self.n_classes = name, rows, cols, n_classes
+        self.names = list(init)
+        self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
+        self._forward = forward
+
+    @property
+    def n_cells(self):
+        return self.rows * self.cols
+
+    def logits(self, states, params=None):
+        x = decode_bits(states, self.n_cells)
+        return self._forward(x, dict(zip(self.names, params or self.params)))
+
+    def get_values(self):
+        return {n: p.get_value() for n, p in zip(self.names, self.params)}
+
+    def set_values(self, values):
+        for n, p in zip(self.names, self.params):
+            if values[n].shape != p.get_value().shape:
+                raise ValueError(f"parameter {n} has shape {values[n].shape}, "
+                                 f"model {self.name} expects {p.get_value().shape}")
+            p.set_value(np.asarray(values[n], dtype=FLOAT))
+
+    def n_parameters(self):
+        return sum(p.get_value().size for p in self.params)
+
+
+def build(name, seed, rows=None, cols=None):
+    """A fresh model with the paper's initialisation from `seed`, for boards of the given
+    shape (default: the paper's shape for that model)."""
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}: choose from {', '.join(MODELS)}")
+    builder, proto = MODELS[name]
+    rows = proto["rows"] if rows is None else rows
+    cols = proto["cols"] if cols is None else cols
+    return builder(np.random.default_rng(seed), rows, cols)
+
+
+def protocol(name):
+    """The paper's data and training settings for a model (the trainer's defaults)."""
+    proto = dict(MODELS[name][1])
+    del proto["rows"], proto["cols"]
+    return proto
+
+
+def _one_row(name, rows):
+    if rows != 1:
+        raise ValueError(f"{name} reads one row of cells, not {rows} rows")
+
+
+def normal(rng, std, shape):
+    return rng.normal(0.0, std, size=shape)
+
+
+PROTOCOL_1D = dict(data="data/flip1d.h5", bucket=0, lr=0.01, batch=20, epochs=1000, rows=1, cols=20)
+
+
+@register("conv1d", **PROTOCOL_1D)
+def conv1d(rng, rows, length, n_classes=7):
+    """The paper's 1D model: one valid filter per width 2..length (190 outputs for 20),
+    tanh; dense 64 tanh; dense softmax. Conv W ~ N(0, sqrt(1/k)), conv b ~ N(0, 1);
+    hidden W ~ N(0, sqrt(1/64)), b = 0; output W = b = 0."""
+    _one_row("conv1d", rows)
+    widths = tuple(range(2, length + 1))
+    layout = band_layout(length, widths)
+    n_conv = layout[0].shape[1]
+    init = {
+        "conv_w": np.concatenate([normal(rng, np.sqrt(1 / k), k) for k in widths]),
+        "conv_b": normal(rng, 1.0, len(widths)),
+        "hidden_W": normal(rng, np.sqrt(1 / 64), (n_conv, 64)),
+        "hidden_b": np.zeros(64),
+        "out_W": np.zeros((64, n_classes)),
+        "out_b": np.zeros(n_classes),
+    }
+
+    def forward(x, p):
+        h = multiwidth_conv1d(x, p["conv_w"], p["conv_b"], layout)
+        h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
+        return dense(h, p["out_W"], p["out_b"])
+
+    return Model("conv1d", 1, length, n_classes, init, forward)
+
+
+@register("fc1d", **PROTOCOL_1D)
+def fc1d(rng, rows, length, n_classes=7):
+    """The paper's comparison: a dense 20 -> 190 tanh layer in place of the convolution.
+    It follows the hidden-layer rule: W ~ N(0, sqrt(1/n_out)), b = 0."""
+    _one_row("fc1d", rows)
+    n_conv = sum(length - k + 1 for k in range(2, length + 1))
+    init = {
+        "fc_W": normal(rng, np.sqrt(1 / n_conv), (length, n_conv)),
+        "fc_b": np.zeros(n_conv),
+        "hidden_W": normal(rng, np.sqrt(1 / 64), (n_conv, 64)),
+        "hidden_b": np.zeros(64),
+        "out_W": np.zeros((64, n_classes)),
+        "out_b": np.zeros(n_classes),
+    }
+
+    def forward(x, p):
+        h = dense(x, p["fc_W"], p["fc_b"], "tanh")
+        h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
+        return dense(h, p["out_W"], p["out_b"])
+
+    return Model("fc1d", 1, length, n_classes, init, forward)

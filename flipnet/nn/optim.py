@@ -1,0 +1,66 @@
+"""Update rules written as symbolic steps, so a whole epoch of them compiles into one scan.
+
+Each optimizer holds its state in shared variables; `step(params, grads, state, lr)`
+returns the new parameters and the new state as symbolic expressions.
+"""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+from flipnet.nn import FLOAT
+
+
+class SGD:
+    name = "sgd"
+
+    def __init__(self, params):
+        self.state = []
+
+    def step(self, params, grads, state, lr):
+        return [p - lr * g for p, g in zip(params, grads)], []
+
+
+class Momentum:
+    """Classical momentum: v <- mu v - lr g; p <- p + v."""
+    name = "momentum"
+
+    def __init__(self, params, mu=0.9):
+        self.mu = np.float32(mu)
+        self.state = [pytensor.shared(np.zeros_like(p.get_value()), name=f"v_{p.name}") for p in params]
+
+    def step(self, params, grads, state, lr):
+        velocity = [self.mu * v - lr * g for v, g in zip(state, grads)]
+        return [p + v for p, v in zip(params, velocity)], velocity
+
+
+class Adam:
+    """Adam (Kingma and Ba) with bias correction; state: step count, first and second moments."""
+    name = "adam"
+
+    def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.b1, self.b2, self.eps = np.float32(beta1), np.float32(beta2), np.float32(eps)
+        self.state = [pytensor.shared(np.zeros((), dtype=FLOAT), name="t")]
+        for p in params:
+            self.state.append(pytensor.shared(np.zeros_like(p.get_value()), name=f"m_{p.name}"))
+            self.state.append(pytensor.shared(np.zeros_like(p.get_value()), name=f"s_{p.name}"))
+
+    def step(self, params, grads, state, lr):
+        t = state[0] + 1
+        rate = lr * pt.sqrt(1 - self.b2 ** t) / (1 - self.b1 ** t)
+        new_params, new_state = [], [t]
+        for p, g, m, s in zip(params, grads, state[1::2], state[2::2]):
+            m = self.b1 * m + (1 - self.b1) * g
+            s = self.b2 * s + (1 - self.b2) * g * g
+            new_params.append(p - rate * m / (pt.sqrt(s) + self.eps))
+            new_state += [m, s]
+        return new_params, new_state
+
+
+OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
+
+
+def make(name, params, momentum=0.9):
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}: choose from {', '.join(OPTIMIZERS)}")
+    return Momentum(params, momentum) if name == "momentum" else OPTIMIZERS[name](params)

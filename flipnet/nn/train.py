@@ -1,0 +1,234 @@
+"""The training loop: shuffle, one compiled epoch, validate, keep the best, checkpoint.
+
+Defaults reproduce the paper (`models.protocol`); every setting is a field of
+`TrainConfig` and a flag of `flipnet train`. A run writes, under `results/`:
+    <name>.json      metrics of the best-validation model (see `_results`)
+    <name>.npz       its parameters (for `flipnet evaluate` and `flipnet predict`)
+    <name>.ckpt.npz  a checkpoint after every epoch, for `--resume`
+"""
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytensor
+
+from flipnet.atomic import write_text
+from flipnet.data import read_split
+from flipnet.errors import FlipnetError
+from flipnet.nn import FLOAT, optim
+from flipnet.nn.compile import Predictor, epoch_function
+from flipnet.nn.metrics import confusion, error_rate, per_class_error
+from flipnet.nn.models import build, protocol
+from flipnet.nn.store import load_npz, save_model, save_npz
+from flipnet.progress import bar
+
+
+@dataclass
+class TrainConfig:
+    model: str
+    data: str
+    bucket: int
+    epochs: int
+    lr: float
+    batch: int
+    optimizer: str = "sgd"
+    momentum: float = 0.9
+    schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * done / epochs)) / 2 per epoch
+    seed: int = 2016
+    patience: int = 0  # stop after this many epochs without a better validation error; 0: never
+    name: str = ""  # the run's file names; default: the model name
+    results_dir: str = "results"
+
+    @classmethod
+    def for_model(cls, model, **overrides):
+        """The paper's protocol for `model`, with the given settings replaced (None: keep)."""
+        if model not in _known_models():
+            raise FlipnetError(f"unknown model {model!r}: choose from {', '.join(_known_models())}")
+        settings = {**protocol(model), **{k: v for k, v in overrides.items() if v is not None}}
+        config = cls(model=model, **settings)
+        config.name = config.name or model
+        config.check()
+        return config
+
+    def check(self):
+        for field, low in (("epochs", 1), ("batch", 1), ("bucket", 0), ("patience", 0)):
+            if getattr(self, field) < low:
+                raise FlipnetError(f"--{field} must be at least {low}, got {getattr(self, field)}")
+        if not self.lr > 0:
+            raise FlipnetError(f"--lr must be positive, got {self.lr}")
+        if self.schedule not in SCHEDULES:
+            raise FlipnetError(f"unknown schedule {self.schedule!r}: choose from {', '.join(SCHEDULES)}")
+        if self.optimizer not in optim.OPTIMIZERS:
+            raise FlipnetError(f"unknown optimizer {self.optimizer!r}: choose from {', '.join(optim.OPTIMIZERS)}")
+
+    def path(self, suffix):
+        return Path(self.results_dir) / f"{self.name}{suffix}"
+
+
+SCHEDULES = {
+    "constant": lambda lr, done, total: lr,
+    "cosine": lambda lr, done, total: lr * (1 + np.cos(np.pi * done / total)) / 2,
+}
+
+
+def _known_models():
+    from flipnet.nn.models import MODELS
+    return list(MODELS)
+
+
+class Interrupted(FlipnetError):
+    """Ctrl-C during training; the last finished epoch is in the checkpoint."""
+
+
+# settings that may differ between a checkpoint and a resumed run
+_RESUMABLE_CHANGES = {"epochs", "patience"}
+
+
+def train(config, resume=False, log=print):
+    started = time.perf_counter()
+    split = read_split(config.data, config.bucket)
+    model = _build_for(config, split)
+    optimizer = optim.make(config.optimizer, model.params, config.momentum)
+    run = _Run.fresh(config, model)
+    if resume and config.path(".ckpt.npz").exists():
+        run = _Run.resume(config, model, optimizer)
+        log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
+    elif resume:
+        log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
+
+    train_states, train_labels = split.train[0], split.train[1].astype(np.int64)
+    n_batches = train_states.size // config.batch
+    if n_batches == 0:
+        raise FlipnetError(f"batch {config.batch} is larger than the {train_states.size} training states")
+    predict = Predictor(model)
+    epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
+    schedule = SCHEDULES[config.schedule]
+
+    with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress:
+        try:
+            while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
+                order = run.rng.permutation(train_states.size)[:n_batches * config.batch]
+                lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
+                tick = time.perf_counter()
+                loss = float(epoch_fn(train_states[order].reshape(n_batches, -1),
+                                      train_labels[order].reshape(n_batches, -1), lr))
+                seconds = time.perf_counter() - tick
+                valid_error = error_rate(predict(split.valid[0]), split.valid[1])
+                run.record(model, loss, valid_error, seconds)
+                run.save(config, model, optimizer, time.perf_counter() - started)
+                progress.update()
+                progress.set_postfix(loss=f"{loss:.4f}", valid=f"{valid_error:.4%}",
+                                     best=f"{run.best_valid:.4%}@{run.best_epoch}")
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted; the checkpoint holds epoch {run.epoch}: continue with "
+                              f"the same command and --resume") from None
+
+    model.set_values(run.best_params)
+    results = _results(config, model, split, predict, run, time.perf_counter() - started)
+    save_model(config.path(".npz"), model, {"config": dataclasses.asdict(config),
+                                            "best_epoch": run.best_epoch})
+    write_text(config.path(".json"), json.dumps(results, indent=1) + "\n")
+    return results
+
+
+def _build_for(config, split):
+    """The model, shaped for the dataset's boards, after checking that it fits the labels."""
+    rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
+    try:
+        model = build(config.model, config.seed, rows, cols)
+    except ValueError as exc:
+        raise FlipnetError(f"{config.data} holds {rows}x{cols} boards: {exc}") from None
+    top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
+    if top >= model.n_classes:
+        raise FlipnetError(f"{config.data} has nim-value {top}; model {model.name} has "
+                           f"{model.n_classes} classes")
+    return model
+
+
+class _Run:
+    """What a run has done so far: the part of the state a checkpoint must carry."""
+
+    def __init__(self, epoch, curve, best_epoch, best_valid, best_params, rng, elapsed_before):
+        self.epoch, self.curve = epoch, curve
+        self.best_epoch, self.best_valid, self.best_params = best_epoch, best_valid, best_params
+        self.rng, self.elapsed_before = rng, elapsed_before
+
+    @classmethod
+    def fresh(cls, config, model):
+        return cls(0, [], 0, float("inf"), model.get_values(),
+                   np.random.default_rng([config.seed, 1]), 0.0)
+
+    @classmethod
+    def resume(cls, config, model, optimizer):
+        path = config.path(".ckpt.npz")
+        arrays, meta = load_npz(path, "checkpoint")
+        saved = meta["config"]
+        changed = {k for k in saved if saved[k] != getattr(config, k)} - _RESUMABLE_CHANGES
+        if changed:
+            diffs = ", ".join(f"{k}={saved[k]!r} (now {getattr(config, k)!r})" for k in sorted(changed))
+            raise FlipnetError(f"{path} was made with {diffs}; drop --resume to start over")
+        model.set_values({n: arrays[f"param/{n}"] for n in model.names})
+        for i, var in enumerate(optimizer.state):
+            var.set_value(arrays[f"optimizer/{i}"])
+        rng = np.random.default_rng()
+        rng.bit_generator.state = meta["rng"]
+        best = {n: arrays[f"best/{n}"] for n in model.names}
+        return cls(meta["epoch"], meta["curve"], meta["best_epoch"], meta["best_valid"], best,
+                   rng, meta["elapsed"])
+
+    def record(self, model, loss, valid_error, seconds):
+        self.epoch += 1
+        self.curve.append({"epoch": self.epoch, "loss": loss, "valid_error": valid_error,
+                           "seconds": seconds})
+        if valid_error < self.best_valid:
+            self.best_epoch, self.best_valid, self.best_params = self.epoch, valid_error, model.get_values()
+
+    def patience_ran_out(self, patience):
+        return bool(patience) and self.epoch - self.best_epoch >= patience
+
+    def save(self, config, model, optimizer, elapsed_now):
+        arrays = {f"param/{n}": v for n, v in model.get_values().items()}
+        arrays.update({f"best/{n}": v for n, v in self.best_params.items()})
+        arrays.update({f"optimizer/{i}": var.get_value() for i, var in enumerate(optimizer.state)})
+        meta = {"config": dataclasses.asdict(config), "epoch": self.epoch, "curve": self.curve,
+                "best_epoch": self.best_epoch, "best_valid": self.best_valid,
+                "rng": self.rng.bit_generator.state, "elapsed": self.elapsed_before + elapsed_now}
+        save_npz(config.path(".ckpt.npz"), arrays, meta)
+
+    def total_seconds(self, elapsed_now):
+        return self.elapsed_before + elapsed_now
+
+
+def _results(config, model, split, predict, run, elapsed_now):
+    test_states, test_labels = split.test
+    predicted = predict(test_states)
+    counts = confusion(predicted, test_labels, model.n_classes)
+    epoch_seconds = [c["seconds"] for c in run.curve]
+    return {
+        "model": config.model,
+        "name": config.name,
+        "config": dataclasses.asdict(config),
+        "paper_protocol": all(getattr(config, k) == v for k, v in protocol(config.model).items())
+        and config.optimizer == "sgd" and config.schedule == "constant" and not config.patience,
+        "seed": config.seed,
+        "bucket": config.bucket,
+        "sizes": split.sizes(),
+        "parameters": int(model.n_parameters()),
+        "backend": {"pytensor": pytensor.__version__, "linker": str(pytensor.config.linker),
+                    "mode": str(pytensor.config.mode), "floatX": FLOAT},
+        "curve": run.curve,
+        "epochs_run": run.epoch,
+        "stopped_early": run.epoch < config.epochs,
+        "best_epoch": run.best_epoch,
+        "valid_error": run.best_valid,
+        "test_error": error_rate(predicted, test_labels),
+        "per_class_test_error": per_class_error(counts),
+        "confusion": counts.tolist(),
+        "seconds": run.total_seconds(elapsed_now),
+        "train_seconds": float(sum(epoch_seconds)),
+        "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)),
+    }

@@ -1,0 +1,145 @@
+"""A game between the user and an agent, and the console that runs one.
+
+`Match` holds the rules of taking turns and deciding the winner; the console (here) and
+the Tk window (`gui.py`) only show it and pass the user's moves in.
+"""
+
+import numpy as np
+
+from flipnet.games import BoardGame, HalfNim, Nim
+from flipnet.solve import halfnim_best_move, halfnim_value
+
+AI, USER = "AI", "you"
+
+
+class Match:
+    def __init__(self, game, agent, state=None, ai_first=True, seed=None):
+        self.game, self.agent = game, agent
+        self.state = game.start if state is None else state
+        self.to_move = AI if ai_first else USER
+        self.rng = np.random.default_rng(seed)
+        self.history = []  # (player, move)
+
+    @property
+    def over(self):
+        return self.game.is_over(self.state)
+
+    @property
+    def winner(self):
+        """Who won, once the game is over: in normal play the player left without a move
+        loses; in misere play that player wins (the other took the last object)."""
+        if not self.over:
+            return None
+        stuck = self.to_move
+        other = USER if stuck == AI else AI
+        return stuck if self.game.rule == "misere" else other
+
+    def ai_move(self):
+        assert self.to_move == AI and not self.over
+        move = self.agent(self.game, self.state, self.rng)
+        self._apply(AI, move)
+        return move
+
+    def user_move(self, text):
+        """Play the user's move written as text; a ValueError says why it is not legal."""
+        assert self.to_move == USER and not self.over
+        move = self.game.parse_move(text, self.state)
+        if move not in self.game.legal_moves(self.state):
+            raise ValueError(f"{text.strip()!r} is not a legal move here")
+        self._apply(USER, move)
+        return move
+
+    def _apply(self, player, move):
+        self.state = self.game.play(self.state, move)
+        self.history.append((player, move))
+        self.to_move = USER if player == AI else AI
+
+
+def render(game, state):
+    """The position as the console shows it."""
+    if isinstance(game, HalfNim):
+        return f"{state} blocks remain"
+    if isinstance(game, Nim):
+        return "\n".join(f"  heap {i + 1}: {'|' * h} ({h})" for i, h in enumerate(state))
+    if isinstance(game, BoardGame):
+        rows = game.format(state).split("/")
+        header = "     " + " ".join(str(c % 10) for c in range(game.cols))
+        lines = [f"  {r:>2} " + " ".join("o" if ch == "1" else "." for ch in row)
+                 for r, row in enumerate(rows)]
+        return "\n".join([header] + lines) if game.rows > 1 else "  " + " ".join(
+            "o" if ch == "1" else "." for ch in rows[0]) + "\n  " + " ".join(
+            str(c % 10) for c in range(game.cols))
+    return game.format(state)
+
+
+def move_hint(game, state):
+    if isinstance(game, HalfNim):
+        return f"take 1-{state // 2}"
+    if isinstance(game, Nim):
+        return "COUNT@HEAP, e.g. 2@3"
+    if game.rows == 1:
+        return "two cells, e.g. 3+4"
+    return "cells as ROW,COL+ROW,COL, e.g. 0,0+0,1" if game.name == "flip" else \
+        "cells as ROW,COL+ROW,COL+..., e.g. 0,0+0,1"
+
+
+class EndOfInput(Exception):
+    pass
+
+
+def run_console(match, read, write, describe_ai=None):
+    """Play `match` to the end, reading the user's lines with `read()` (None at end of
+    input) and writing with `write(text)`. Returns the winner, or None if input ended."""
+    game = match.game
+    try:
+        while not match.over:
+            write(render(game, match.state))
+            if match.to_move == AI:
+                move = match.ai_move()
+                note = describe_ai(match) if describe_ai else ""
+                write(f"AI plays {game.format_move(move)}{note}")
+                continue
+            while True:
+                line = read(f"Your move ({move_hint(game, match.state)}): ")
+                if line is None:
+                    raise EndOfInput
+                try:
+                    move = match.user_move(line)
+                    break
+                except ValueError as exc:
+                    write(f"Invalid move: {exc}; try again")
+            write(f"You play {game.format_move(move)}")
+    except EndOfInput:
+        write("input ended; game abandoned")
+        return None
+    write(render(game, match.state))
+    write("You won!" if match.winner == USER else "AI won!")
+    return match.winner
+
+
+def ask_int(read, write, prompt, low, high):
+    """Ask until the answer is an integer in [low, high]; None at end of input."""
+    while True:
+        line = read(prompt)
+        if line is None:
+            return None
+        try:
+            value = int(line.strip())
+            if low <= value <= high:
+                return value
+        except ValueError:
+            pass
+        write(f"Please enter a whole number from {low} to {high}.")
+
+
+def halfnim_note(match):
+    """What the C++ program printed beside the AI's move: the DP's own choice. Also the
+    neural agent's note when it had to replace an illegal output."""
+    _, k = match.history[-1]
+    before = match.state + k
+    if halfnim_value(before):
+        note = f" (DP move: {halfnim_best_move(before, None)})"
+    else:
+        note = " (DP: a lost position, every move loses)"
+    extra = getattr(match.agent, "last_note", "")
+    return note + (f"; {extra}" if extra else "")

@@ -1,0 +1,89 @@
+import json
+
+import pytest
+from conftest import write_tiny_dataset
+
+from flipnet.cli import main
+
+pytestmark = pytest.mark.usefixtures("py_mode")
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def trained(tmp_path, capsys):
+    data = tmp_path / "flip8.h5"
+    write_tiny_dataset(data)
+    results = tmp_path / "results"
+    code, out, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 3,
+                         "--batch", 10, "--optimizer", "adam", "--lr", 0.01, "--seed", 3,
+                         "--out", "tiny", "--results-dir", results)
+    assert code == 0, err
+    assert "test error" in out and "tiny.json" in out
+    return data, results
+
+
+def test_train_writes_results_with_the_flags(trained):
+    _, results = trained
+    data = json.loads((results / "tiny.json").read_text())
+    assert data["config"]["optimizer"] == "adam" and data["config"]["epochs"] == 3
+    assert data["seed"] == 3 and data["name"] == "tiny"
+
+
+def test_evaluate_prints_every_part(trained, capsys):
+    _, results = trained
+    code, out, _ = run(capsys, "evaluate", results / "tiny.npz")
+    assert code == 0
+    summary = json.loads((results / "tiny.json").read_text())
+    test_line = next(line for line in out.splitlines() if line.strip().startswith("test"))
+    assert f"{summary['test_error']:.4%}" in test_line
+    assert "train" in out and "valid" in out
+
+
+def test_predict_one_position(trained, capsys):
+    _, results = trained
+    code, out, _ = run(capsys, "predict", results / "tiny.npz", "11011110")
+    assert code == 0 and "predicted nim-value" in out and "true 3" in out  # G(2) ^ G(4) = 1 ^ 2
+
+
+def test_predict_reports_the_true_value(trained, capsys):
+    from flipnet.decompose import row_value
+
+    _, results = trained
+    for text in ("11111111", "10101010", "11011110"):
+        code, out, _ = run(capsys, "predict", results / "tiny.npz", text)
+        assert f"true {row_value([int(c) for c in text])} " in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "conv1d", "--lr", "-1"], "--lr must be positive"),
+    (["train", "conv1d", "--optimizer", "rmsprop"], "unknown optimizer 'rmsprop'"),
+    (["train", "nope"], "unknown model 'nope'"),
+    (["train", "conv1d", "--data", "/nonexistent.h5"], "/nonexistent.h5 not found"),
+    (["train", "conv1d", "--epochs", "ten"], "invalid int value: 'ten'"),
+    (["evaluate", "/nonexistent.npz"], "model file /nonexistent.npz not found"),
+    (["predict", "/nonexistent.npz", "1111"], "model file /nonexistent.npz not found"),
+])
+def test_bad_input(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_predict_checks_the_position_length(trained, capsys):
+    _, results = trained
+    code, _, err = run(capsys, "predict", results / "tiny.npz", "1111")
+    assert code == 2 and "position has 4 cells, expected 8" in err
+
+
+def test_evaluate_rejects_a_foreign_file(tmp_path, capsys):
+    bad = tmp_path / "x.npz"
+    bad.write_text("not a zip")
+    code, _, err = run(capsys, "evaluate", bad)
+    assert code == 2 and "is not a flipnet model file" in err

@@ -1,0 +1,93 @@
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+
+from flipnet.nn import optim
+from flipnet.nn.models import build, protocol
+
+pytestmark = pytest.mark.usefixtures("py_mode")
+
+
+def test_conv1d_shapes_and_zero_initialised_parts():
+    model = build("conv1d", seed=0)
+    values = model.get_values()
+    assert {k: v.shape for k, v in values.items()} == {
+        "conv_w": (209,), "conv_b": (19,), "hidden_W": (190, 64), "hidden_b": (64,),
+        "out_W": (64, 7), "out_b": (7,)}
+    for zero in ("hidden_b", "out_W", "out_b"):
+        assert not values[zero].any()
+    assert all(v.dtype == np.float32 for v in values.values())
+
+
+def test_initialisation_statistics_follow_the_paper():
+    conv_w, conv_b, hidden = [], [], []
+    for seed in range(60):
+        v = build("conv1d", seed).get_values()
+        conv_w.append(v["conv_w"][-20:])  # the width-20 filter
+        conv_b.append(v["conv_b"])
+        hidden.append(v["hidden_W"].ravel())
+    assert abs(np.std(conv_w) - np.sqrt(1 / 20)) < 0.02
+    assert abs(np.std(conv_b) - 1.0) < 0.1
+    assert abs(np.std(hidden) - np.sqrt(1 / 64)) < 0.002
+    assert abs(np.mean(hidden)) < 0.002
+
+
+def test_same_seed_same_weights():
+    a, b, c = build("fc1d", 5).get_values(), build("fc1d", 5).get_values(), build("fc1d", 6).get_values()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not np.array_equal(a["fc_W"], c["fc_W"])
+
+
+@pytest.mark.parametrize("name, length, width", [("conv1d", 20, 190), ("fc1d", 20, 190), ("conv1d", 8, 28)])
+def test_logits_shape(name, length, width):
+    model = build(name, 0, 1, length)
+    states = pt.vector(dtype="uint32")
+    fn = pytensor.function([states], model.logits(states))
+    assert fn(np.arange(5, dtype=np.uint32)).shape == (5, 7)
+    assert model.get_values()["hidden_W"].shape[0] == width
+
+
+def test_build_errors():
+    with pytest.raises(ValueError, match="unknown model 'resnet'"):
+        build("resnet", 0)
+    with pytest.raises(ValueError, match="conv1d reads one row of cells, not 5 rows"):
+        build("conv1d", 0, 5, 5)
+
+
+def test_paper_protocol_1d():
+    assert protocol("conv1d") == {"data": "data/flip1d.h5", "bucket": 0, "lr": 0.01,
+                                  "batch": 20, "epochs": 1000}
+
+
+def numpy_momentum(p, grads, lr, mu):
+    v = np.zeros_like(p)
+    for g in grads:
+        v = mu * v - lr * g
+        p = p + v
+    return p
+
+
+def numpy_adam(p, grads, lr, b1=0.9, b2=0.999, eps=1e-8):
+    m = s = np.zeros_like(p)
+    for t, g in enumerate(grads, start=1):
+        m = b1 * m + (1 - b1) * g
+        s = b2 * s + (1 - b2) * g * g
+        p = p - lr * (m / (1 - b1 ** t)) / (np.sqrt(s / (1 - b2 ** t)) + eps)
+    return p
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum", "adam"])
+def test_optimizer_steps_match_numpy(name):
+    start = np.float32([1.0, -2.0, 0.5])
+    grads = [np.float32([0.3, -0.1, 0.2]), np.float32([-0.5, 0.4, 0.1]), np.float32([0.2, 0.2, -0.3])]
+    param = pytensor.shared(start.copy(), name="p")
+    opt = optim.make(name, [param], momentum=0.8)
+    g = pt.vector(dtype="float32")
+    new_params, new_state = opt.step([param], [g], opt.state, np.float32(0.1))
+    fn = pytensor.function([g], [], updates=[(param, new_params[0]), *zip(opt.state, new_state)])
+    for grad in grads:
+        fn(grad)
+    expected = {"sgd": start - 0.1 * sum(grads), "momentum": numpy_momentum(start, grads, 0.1, 0.8),
+                "adam": numpy_adam(start, grads, 0.1)}[name]
+    np.testing.assert_allclose(param.get_value(), expected, rtol=1e-5, atol=1e-6)

@@ -1,0 +1,144 @@
+import json
+
+import numpy as np
+import pytest
+from conftest import write_tiny_dataset
+
+from flipnet.errors import FlipnetError
+from flipnet.nn import compile as nn_compile
+from flipnet.nn.store import load_model, load_npz
+from flipnet.nn.train import Interrupted, TrainConfig, train
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "flip8.h5"
+    values = write_tiny_dataset(path)
+    return path, values
+
+
+def config(tmp_path, data, model="conv1d", **overrides):
+    settings = dict(data=str(data), bucket=0, epochs=4, batch=10, lr=0.01,
+                    results_dir=str(tmp_path / "results"))
+    settings.update(overrides)
+    return TrainConfig.for_model(model, **settings)
+
+
+def quiet(*_):
+    pass
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_learns_the_length_8_game(tmp_path, tiny):
+    """The network fits every training state (zero error) and the best-validation model
+    generalizes far beyond the majority-class guess on the held-out states."""
+    from flipnet.data import read_split
+    from flipnet.nn.compile import Predictor
+    from flipnet.nn.models import build
+
+    data, values = tiny
+    results = train(config(tmp_path, data, epochs=60, optimizer="adam", lr=0.01, batch=8), log=quiet)
+    split = read_split(data, 0)
+    final, _ = load_npz(tmp_path / "results" / "conv1d.ckpt.npz", "checkpoint")
+    model = build("conv1d", 0, 1, 8)
+    model.set_values({n: final[f"param/{n}"] for n in model.names})
+    assert np.array_equal(Predictor(model)(split.train[0]), split.train[1])
+    majority_error = 1 - np.bincount(split.test[1]).max() / split.test[1].size
+    assert results["test_error"] < majority_error / 2
+    best, meta = load_model(tmp_path / "results" / "conv1d.npz")
+    assert meta["best_epoch"] == results["best_epoch"]
+    assert np.mean(Predictor(best)(split.test[0]) != split.test[1]) == results["test_error"]
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_results_json(tmp_path, tiny):
+    data, values = tiny
+    results = train(config(tmp_path, data, epochs=3), log=quiet)
+    on_disk = json.loads((tmp_path / "results" / "conv1d.json").read_text())
+    assert on_disk == results
+    assert [c["epoch"] for c in results["curve"]] == [1, 2, 3]
+    assert results["best_epoch"] == 1 + int(np.argmin([c["valid_error"] for c in results["curve"]]))
+    assert results["valid_error"] == min(c["valid_error"] for c in results["curve"])
+    n_test = results["sizes"]["test"]
+    confusion = np.array(results["confusion"])
+    assert confusion.sum() == n_test
+    assert results["test_error"] == pytest.approx(1 - np.trace(confusion) / n_test)
+    assert set(results) >= {"model", "config", "seed", "bucket", "sizes", "per_class_test_error",
+                            "seconds", "seconds_per_epoch", "paper_protocol"}
+    assert results["paper_protocol"] is False
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_resume_continues_to_the_same_result(tmp_path, tiny):
+    data, _ = tiny
+    straight = train(config(tmp_path / "a", data, epochs=6, optimizer="momentum"), log=quiet)
+    train(config(tmp_path / "b", data, epochs=3, optimizer="momentum"), log=quiet)
+    resumed = train(config(tmp_path / "b", data, epochs=6, optimizer="momentum"), resume=True, log=quiet)
+    strip = lambda curve: [{k: v for k, v in c.items() if k != "seconds"} for c in curve]  # noqa: E731
+    assert strip(resumed["curve"]) == strip(straight["curve"])
+    a, _ = load_npz(tmp_path / "a" / "results" / "conv1d.npz")
+    b, _ = load_npz(tmp_path / "b" / "results" / "conv1d.npz")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
+    data, _ = tiny
+    real = nn_compile.epoch_function
+
+    def interrupting(model, optimizer):
+        fn, calls = real(model, optimizer), []
+
+        def epoch(*args):
+            calls.append(1)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return fn(*args)
+        return epoch
+
+    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupting)
+    with pytest.raises(Interrupted, match="checkpoint holds epoch 2.*--resume"):
+        train(config(tmp_path, data, epochs=5), log=quiet)
+    assert not (tmp_path / "results" / "conv1d.json").exists()
+    _, meta = load_npz(tmp_path / "results" / "conv1d.ckpt.npz", "checkpoint")
+    assert meta["epoch"] == 2
+    monkeypatch.setattr("flipnet.nn.train.epoch_function", real)
+    results = train(config(tmp_path, data, epochs=5), resume=True, log=quiet)
+    assert results["epochs_run"] == 5
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_resume_refuses_a_changed_config(tmp_path, tiny):
+    data, _ = tiny
+    train(config(tmp_path, data, epochs=2), log=quiet)
+    with pytest.raises(FlipnetError, match="lr=0.01 \\(now 0.02\\).*drop --resume"):
+        train(config(tmp_path, data, epochs=3, lr=0.02), resume=True, log=quiet)
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_patience_stops_on_validation_only(tmp_path, tiny):
+    data, _ = tiny
+    results = train(config(tmp_path, data, epochs=50, lr=1e-6, patience=3), log=quiet)
+    assert results["stopped_early"] and results["epochs_run"] == results["best_epoch"] + 3
+
+
+def test_config_errors(tmp_path, tiny):
+    data, _ = tiny
+    with pytest.raises(FlipnetError, match="--lr must be positive"):
+        config(tmp_path, data, lr=-1)
+    with pytest.raises(FlipnetError, match="unknown optimizer 'rmsprop'"):
+        config(tmp_path, data, optimizer="rmsprop")
+    with pytest.raises(FlipnetError, match="unknown model 'big'"):
+        config(tmp_path, data, model="big")
+    with pytest.raises(FlipnetError, match="batch 500 is larger than the"):
+        train(config(tmp_path, data, batch=500), log=quiet)
+    with pytest.raises(FlipnetError, match="not found: run `make data`"):
+        train(config(tmp_path, tmp_path / "none.h5"), log=quiet)
+
+
+def test_numba_backend_trains(tmp_path, tiny):
+    """The real path: PyTensor's default (Numba) linker, epoch compiled as one scan."""
+    data, _ = tiny
+    results = train(config(tmp_path, data, epochs=3, optimizer="adam", lr=0.01), log=quiet)
+    losses = [c["loss"] for c in results["curve"]]
+    assert all(np.isfinite(losses)) and losses[-1] < losses[0]
