@@ -80,7 +80,7 @@ class HalfNimController:
 class HalfNimWindow:
     """The Tk view: a canvas of balls, the messages, an entry field and a Restart button."""
 
-    WIDTH, HEIGHT, R = 520, 420, 14
+    WIDTH, HEIGHT, R = 520, 510, 14  # room for 127 balls: 13 rows of 10
 
     def __init__(self, controller, root=None):
         import tkinter as tk

@@ -136,3 +136,13 @@ def test_bad_weights_files(tmp_path, text, message):
 def test_missing_weights_file(tmp_path):
     with pytest.raises(FlipnetError, match="cannot read weights file"):
         read_weights_file(tmp_path / "none.txt")
+
+
+def test_shipped_weights_play_the_dp_move_nearly_everywhere():
+    """data/nimWeights.txt (from `make train-nim`) misses at most one winning pile."""
+    from pathlib import Path
+
+    mlp = NimMLP()
+    mlp.read_weights(Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt")
+    _, diff_winning, _ = compare(mlp, build_database(seed=0))
+    assert len(diff_winning) <= 1
