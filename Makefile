@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: help venv test data bench clean train-1d train-1d-fast train-1d-fc train-nim
+.PHONY: help venv test data bench clean train-1d train-1d-fast train-1d-fc train-nim train-es
 
 help:
 	@echo "make test    run the test suite (what CI runs)"
@@ -15,6 +15,7 @@ help:
 	@echo "make train-1d-fast  the same net and split, a faster recipe (~3 min)"
 	@echo "make train-1d-fc    the paper's dense comparison model (~10 min)"
 	@echo "make train-nim      the C++ NIM perceptron -> data/nimWeights.txt (~1 min)"
+	@echo "make train-es       the misere Nim(5) evolution strategy -> results/es.json (~1 min)"
 	@echo "make clean   remove the virtual environment, generated data and results"
 
 $(READY): setup.cfg pyproject.toml
@@ -53,6 +54,9 @@ train-1d-fc: data/flip1d.h5
 
 train-nim: $(READY)
 	$(BIN)/flipnet train-nim --weights data/nimWeights.txt --results results/nim.json
+
+train-es: $(READY)
+	$(BIN)/flipnet train-es --out results/es.json
 
 clean:
 	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info

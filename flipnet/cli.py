@@ -59,6 +59,8 @@ def build_parser():
     p.add_argument("--optimizer", help="sgd (the paper's), momentum or adam")
     p.add_argument("--momentum", type=float, help="momentum coefficient (default 0.9)")
     p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's) or cosine")
+    p.add_argument("--shuffle", choices=("epoch", "once"), help="a new training order every epoch, "
+                   "or one order for the whole run")
     p.add_argument("--seed", type=int, help="initialisation and shuffling seed (default 2016)")
     p.add_argument("--bucket", type=int, help="which of the 10 buckets of the split")
     p.add_argument("--patience", type=int, help="stop after this many epochs without a better "
@@ -78,14 +80,42 @@ def build_parser():
     p.add_argument("--results", default="results/nim.json")
     p.set_defaults(run=cmd_train_nim)
 
-    for name, helptext in (("play", "play a game in the console"), ("gui", "play in a window")):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("game", choices=("halfnim",))
-        p.add_argument("--start", type=int, help="blocks at the start (2-127; asked if not given)")
-        p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
-        p.add_argument("--ai", choices=("neural", "perfect", "random"), default="neural")
-        p.add_argument("--seed", type=int, help="seed of the AI's random choices")
-        p.set_defaults(run=cmd_play if name == "play" else cmd_gui)
+    p = sub.add_parser("play", help="play a game in the console against an agent")
+    p.add_argument("game", choices=GAMES)
+    p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), lowest, "
+                   "nimsum, es, difficulty:P, neural (default: neural for halfnim, else optimal)")
+    p.add_argument("--start", help="the starting position (halfnim: 2-127, asked if not given)")
+    p.add_argument("--first", choices=("you", "ai"), help="who moves first (asked if not given; "
+                   "halfnim: the AI, as in the original)")
+    _game_options(p)
+    p.add_argument("--seed", type=int, help="seed of the AI's random choices")
+    p.set_defaults(run=cmd_play)
+
+    p = sub.add_parser("gui", help="play HalfNim in a window against the NIM perceptron")
+    p.add_argument("game", choices=("halfnim",))
+    p.add_argument("--start", type=int, help="blocks at the start (2-127)")
+    p.add_argument("--ai", default="neural", help="neural, perfect or random")
+    p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
+    p.add_argument("--seed", type=int)
+    p.set_defaults(run=cmd_gui)
+
+    p = sub.add_parser("arena", help="matches between agents: a win-rate table")
+    p.add_argument("game", choices=GAMES)
+    p.add_argument("--agents", required=True, help="comma-separated, e.g. random,optimal,difficulty:0.5")
+    p.add_argument("--matches", type=int, default=100, help="per pair, alternating who starts")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    _game_options(p)
+    p.set_defaults(run=cmd_arena)
+
+    p = sub.add_parser("train-es", help="evolve the Nim ES agent from match results")
+    p.add_argument("--heaps", default="1,3,5,7,9")
+    p.add_argument("--normal", action="store_true", help="normal play (default: misere)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--matches", type=int, default=40, help="matches per fitness evaluation")
+    p.add_argument("--generations", type=int, default=200, help="default 1000 / lambda")
+    p.add_argument("--out", default="results/es.json")
+    p.set_defaults(run=cmd_train_es)
 
     p = sub.add_parser("evaluate", help="error rates of a trained model on a dataset split")
     p.add_argument("model_file", help="results/NAME.npz")
@@ -98,6 +128,17 @@ def build_parser():
     p.add_argument("position", help="rows of 0/1 joined by '/'")
     p.set_defaults(run=cmd_predict)
     return parser
+
+
+def _game_options(p):
+    """The board or heaps of the game, and the files trained agents read."""
+    p.add_argument("--shape", help="flip/gridnim board, ROWSxCOLS (default 1x20 / 4x4)")
+    p.add_argument("--heaps", default="1,3,5,7,9", help="nim: heap sizes")
+    p.add_argument("--misere", action="store_true", help="nim: the last mover loses")
+    _gridnim_options(p)
+    p.add_argument("--es", help="trained ES agent (results/es.json by default)")
+    p.add_argument("--model", help="trained flip network for the neural agent (results/NAME.npz)")
+    p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
 
 
 def _gridnim_options(p):
@@ -127,6 +168,28 @@ def make_game(name, args, shape=None):
     if name == "halfnim":
         return HalfNim()
     return Nim(misere=getattr(args, "misere", False))
+
+
+def _configured_game(args):
+    """The game a play/arena command is about, from --shape, --heaps, --misere ..."""
+    from flipnet.games import Nim, parse_shape
+
+    if args.game == "nim":
+        return Nim(Nim().parse(args.heaps), misere=args.misere)
+    default = {"flip": "1x20", "gridnim": "4x4"}.get(args.game)
+    shape = parse_shape(args.shape or default) if default else None
+    return make_game(args.game, args, shape)
+
+
+def _agent(spec, game, args):
+    from pathlib import Path
+
+    from flipnet.agents import make_agent
+
+    es_path = args.es or ("results/es.json" if Path("results/es.json").exists() else None)
+    weights = args.weights or (str(_shipped_weights()) if game.name == "halfnim" else None)
+    return make_agent(spec, game, es_path=es_path, model_path=args.model, weights_path=weights,
+                      seed=getattr(args, "seed", 0) or 0)
 
 
 def cmd_solve(args):
@@ -210,7 +273,7 @@ def cmd_train(args):
 
     config = TrainConfig.for_model(
         args.model, epochs=args.epochs, lr=args.lr, batch=args.batch, optimizer=args.optimizer,
-        momentum=args.momentum, schedule=args.schedule, seed=args.seed, bucket=args.bucket, patience=args.patience,
+        momentum=args.momentum, schedule=args.schedule, shuffle=args.shuffle, seed=args.seed, bucket=args.bucket, patience=args.patience,
         data=args.data, name=args.out, results_dir=args.results_dir)
     results = train(config, resume=args.resume)
     print(f"{config.name}: best epoch {results['best_epoch']} of {results['epochs_run']}, "
@@ -293,19 +356,6 @@ def cmd_train_nim(args):
           f"{seconds:.1f} s in all")
 
 
-def _halfnim_agent(args):
-    from flipnet.agents import NeuralHalfNim, optimal_agent, random_agent
-    from flipnet.nimmlp import NimMLP
-
-    if args.ai == "perfect":
-        return optimal_agent
-    if args.ai == "random":
-        return random_agent
-    mlp = NimMLP()
-    mlp.read_weights(args.weights or _shipped_weights())
-    return NeuralHalfNim(mlp)
-
-
 def _shipped_weights():
     """data/nimWeights.txt here, else the one beside the package (a source checkout)."""
     from pathlib import Path
@@ -316,7 +366,6 @@ def _shipped_weights():
 
 
 def cmd_play(args):
-    from flipnet.games import HalfNim
     from flipnet.nimmlp import NMAX
     from flipnet.play import Match, ask_int, halfnim_note, run_console
 
@@ -325,18 +374,35 @@ def cmd_play(args):
         line = sys.stdin.readline()
         return line if line else None
 
-    agent = _halfnim_agent(args)
-    start = args.start
-    if start is None:
-        start = ask_int(read, print, f"Enter number of blocks you want to start (2 to {NMAX}): ", 2, NMAX)
-        if start is None:
-            print("\ninput ended; no game played")
-            return 0
-    elif not 2 <= start <= NMAX:
-        raise FlipnetError(f"--start must be from 2 to {NMAX}, got {start}")
-    print(f"AI moves first. Starting with n = {start}")
-    match = Match(HalfNim(), agent, state=start, ai_first=True, seed=args.seed)
-    run_console(match, read, print, describe_ai=halfnim_note)
+    game = _configured_game(args)
+    agent = _agent(args.ai or ("neural" if game.name == "halfnim" else "optimal"), game, args)
+    if game.name == "halfnim":
+        if args.start is None:
+            start = ask_int(read, print, f"Enter number of blocks you want to start (2 to {NMAX}): ", 2, NMAX)
+            if start is None:
+                print("\ninput ended; no game played")
+                return 0
+        else:
+            start = game.parse(args.start)
+            if not 2 <= start <= NMAX:
+                raise FlipnetError(f"--start must be from 2 to {NMAX}, got {start}")
+    else:
+        start = game.start if args.start is None else game.parse(args.start)
+    first = args.first or ("ai" if game.name == "halfnim" else None)
+    if first is None:
+        while True:
+            answer = read("Do you want to move first? [y/n] ")
+            if answer is None:
+                print("\ninput ended; no game played")
+                return 0
+            if answer.strip().lower() in ("y", "yes", "n", "no"):
+                first = "you" if answer.strip().lower().startswith("y") else "ai"
+                break
+            print("Please answer y or n.")
+    print(f"{'AI' if first == 'ai' else 'You'} move{'s' if first == 'ai' else ''} first. "
+          f"Starting with {'n = ' + str(start) if game.name == 'halfnim' else game.format(start)}")
+    match = Match(game, agent, state=start, ai_first=first == "ai", seed=args.seed)
+    run_console(match, read, print, describe_ai=halfnim_note if game.name == "halfnim" else None)
     return 0
 
 
@@ -344,7 +410,9 @@ def cmd_gui(args):
     from flipnet.gui import HalfNimController, HalfNimWindow
     from flipnet.play import halfnim_note
 
-    controller = HalfNimController(_halfnim_agent(args), seed=args.seed, describe_ai=halfnim_note)
+    game = make_game("halfnim", args)
+    agent = _agent(args.ai, game, argparse.Namespace(es=None, model=None, weights=args.weights))
+    controller = HalfNimController(agent, seed=args.seed, describe_ai=halfnim_note)
     try:
         window = HalfNimWindow(controller)
     except Exception as exc:  # tkinter.TclError: no display
@@ -353,6 +421,48 @@ def cmd_gui(args):
         controller.submit(str(args.start))
         window.redraw()
     window.run()
+
+
+def cmd_arena(args):
+    from flipnet.arena import format_table, tournament
+
+    game = _configured_game(args)
+    names = [n.strip() for n in args.agents.split(",") if n.strip()]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise FlipnetError(f"--agents needs at least two different agents, got {args.agents!r}")
+    if args.matches < 1:
+        raise FlipnetError(f"--matches must be at least 1, got {args.matches}")
+    agents = {n: _agent(n, game, args) for n in names}
+    table = tournament(game, agents, args.matches, args.seed)
+    if args.json:
+        print(json.dumps({"game": game.name, "rule": game.rule, "start": game.format(game.start),
+                          "matches": args.matches, "seed": args.seed, "win_rate": table}))
+        return
+    print(f"{game.name} ({game.rule} play) from {game.format(game.start)}: {args.matches} matches "
+          f"per pair, alternating who starts")
+    print(format_table(table))
+
+
+def cmd_train_es(args):
+    from flipnet.atomic import check_writable
+    from flipnet.agents import random_agent
+    from flipnet.es import evolve
+    from flipnet.games import Nim
+    from flipnet.progress import bar
+
+    check_writable(args.out)
+    game = Nim(Nim().parse(args.heaps), misere=not args.normal)
+    start = time.perf_counter()
+    with bar(args.generations, "evolve", unit="gen") as progress:
+        def step(fitness):
+            progress.update()
+            progress.set_postfix(fitness=f"{fitness:.2f}")
+        agent = evolve(game, random_agent, args.seed, args.matches, args.generations, step)
+    agent.save(args.out, {"game": game.format(game.start), "rule": game.rule, "seed": args.seed,
+                          "matches": args.matches, "generations": args.generations,
+                          "seconds": time.perf_counter() - start})
+    print(f"wrote {args.out}: fitness {agent.history[-1]:.2f} against random after "
+          f"{args.generations} generations, {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

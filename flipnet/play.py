@@ -62,13 +62,11 @@ def render(game, state):
     if isinstance(game, Nim):
         return "\n".join(f"  heap {i + 1}: {'|' * h} ({h})" for i, h in enumerate(state))
     if isinstance(game, BoardGame):
-        rows = game.format(state).split("/")
-        header = "     " + " ".join(str(c % 10) for c in range(game.cols))
-        lines = [f"  {r:>2} " + " ".join("o" if ch == "1" else "." for ch in row)
-                 for r, row in enumerate(rows)]
-        return "\n".join([header] + lines) if game.rows > 1 else "  " + " ".join(
-            "o" if ch == "1" else "." for ch in rows[0]) + "\n  " + " ".join(
-            str(c % 10) for c in range(game.cols))
+        columns = " ".join(str(c % 10) for c in range(game.cols))
+        rows = [" ".join("o" if ch == "1" else "." for ch in row) for row in game.format(state).split("/")]
+        if game.rows == 1:
+            return f"  {rows[0]}\n  {columns}"
+        return "\n".join([f"     {columns}"] + [f"  {r:>2} {row}" for r, row in enumerate(rows)])
     return game.format(state)
 
 

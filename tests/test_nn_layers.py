@@ -99,3 +99,44 @@ def test_decode_bits():
     values = rng.integers(0, 1 << 20, size=50).astype(np.uint32)
     expected = (values[:, None] >> np.arange(20)) & 1
     np.testing.assert_array_equal(fn(values), expected)
+
+
+def correlate_2d_loop(x, weights, biases, rows, cols, shapes, maps):
+    """The 2D block, one output at a time, filters in the layout's order."""
+    boards = x.reshape(-1, rows, cols)
+    out, offset, f = [], 0, 0
+    for h, w in shapes:
+        for _ in range(maps):
+            kernel = weights[offset:offset + h * w].reshape(h, w)
+            for r in range(rows - h + 1):
+                for c in range(cols - w + 1):
+                    out.append(np.tanh((boards[:, r:r + h, c:c + w] * kernel).sum(axis=(1, 2)) + biases[f]))
+            offset += h * w
+            f += 1
+    return np.stack(out, axis=1)
+
+
+def test_2d_correlation_matches_a_numpy_loop():
+    from flipnet.nn.layers import correlation_layout, multi_filter_correlation
+    from flipnet.nn.models import CONV_SHAPES_2D
+
+    layout = correlation_layout(5, 5, CONV_SHAPES_2D, maps=2)
+    assert layout[0].shape == (25, 300)
+    n_weights = 2 * sum(i * j for i, j in CONV_SHAPES_2D)
+    x = rng.integers(0, 2, size=(4, 25)).astype(np.float64)
+    w, b = rng.normal(size=n_weights), rng.normal(size=2 * len(CONV_SHAPES_2D))
+    xs, ws, bs = pt.dmatrix(), pt.dvector(), pt.dvector()
+    fn = pytensor.function([xs, ws, bs], multi_filter_correlation(xs, ws, bs, layout))
+    expected = correlate_2d_loop(x, w, b, 5, 5, CONV_SHAPES_2D, 2)
+    np.testing.assert_allclose(fn(x, w, b), expected, atol=1e-12)
+
+
+def test_2d_correlation_gradient():
+    from flipnet.nn.layers import correlation_layout, multi_filter_correlation
+
+    shapes = [(2, 1), (2, 2)]
+    layout = correlation_layout(3, 3, shapes, maps=2)
+    x, w, b = rng.normal(size=(2, 9)), rng.normal(size=2 * (2 + 4)), rng.normal(size=4)
+    weights = rng.normal(size=(2, layout[0].shape[1]))
+    assert_gradients_match(lambda x, w, b: pt.sum(multi_filter_correlation(x, w, b, layout) * weights),
+                           [x, w, b])

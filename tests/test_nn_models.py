@@ -91,3 +91,26 @@ def test_optimizer_steps_match_numpy(name):
     expected = {"sgd": start - 0.1 * sum(grads), "momentum": numpy_momentum(start, grads, 0.1, 0.8),
                 "adam": numpy_adam(start, grads, 0.1)}[name]
     np.testing.assert_allclose(param.get_value(), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, n_params", [
+    ("mlp2d", 25 * 300 + 300 + 300 * 60 + 60 + 60 * 10 + 10),
+    ("logreg2d", 25 * 10 + 10),
+    ("convmlp2d", 2 * 14 * 15 + 40 + 300 * 300 + 300 + 300 * 60 + 60 + 60 * 10 + 10),
+])
+def test_2d_models(name, n_params):
+    model = build(name, seed=0)
+    assert model.n_parameters() == n_params and (model.rows, model.cols) == (5, 5)
+    states = pt.vector(dtype="uint32")
+    assert pytensor.function([states], model.logits(states))(np.arange(7, dtype=np.uint32)).shape == (7, 10)
+    assert protocol(name) == {"data": "data/flip2d.h5", "bucket": 1, "lr": 0.02, "batch": 50, "epochs": 200}
+
+
+def test_2d_initialisation_follows_the_paper():
+    hidden, biases = [], []
+    for seed in range(10):
+        v = build("mlp2d", seed).get_values()
+        hidden.append(v["W1"].ravel())
+        biases.append(v["b0"])
+    assert abs(np.std(hidden) - np.sqrt(1 / 60)) < 0.003
+    assert abs(np.std(biases) - 1.0) < 0.05

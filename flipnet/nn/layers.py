@@ -49,37 +49,50 @@ def dense(x, W, b, activation="linear"):
     return ACTIVATIONS[activation](pt.dot(x, W) + b)
 
 
-def band_layout(length, widths):
-    """Where each filter weight goes in the (length, outputs) matrix of a multi-width
-    valid correlation, and which filter's bias each output takes.
+def correlation_layout(rows, cols, shapes, maps=1):
+    """Where each filter weight goes in the (cells, outputs) matrix of a set of single-
+    channel "valid" correlations over a rows x cols board, and which bias each output takes.
 
-    Filter f of width k has weights at flat offsets off_f .. off_f + k - 1; its output at
-    position i is sum_j w[off_f + j] * x[i + j]. Unused matrix entries point one past the
-    last weight, where a zero is appended.
+    Filter f (shape (h, w), one per map of each shape) has weights at flat offsets
+    off_f .. off_f + h*w - 1 in row-major order; its output at (r, c) is
+    sum_{i, j} w[off_f + i*w + j] * x[(r + i) * cols + (c + j)]. Matrix entries that no
+    weight uses point one past the last weight, where a zero is appended.
     """
-    n_weights = sum(widths)
-    n_outputs = sum(length - k + 1 for k in widths)
-    index = np.full((length, n_outputs), n_weights, dtype=np.int64)
+    filters = [(h, w) for h, w in shapes for _ in range(maps)]
+    n_weights = sum(h * w for h, w in filters)
+    n_outputs = sum((rows - h + 1) * (cols - w + 1) for h, w in filters)
+    index = np.full((rows * cols, n_outputs), n_weights, dtype=np.int64)
     bias_of = np.empty(n_outputs, dtype=np.int64)
     col = offset = 0
-    for f, k in enumerate(widths):
-        for i in range(length - k + 1):
-            index[i:i + k, col] = offset + np.arange(k)
-            bias_of[col] = f
-            col += 1
-        offset += k
+    for f, (h, w) in enumerate(filters):
+        for r in range(rows - h + 1):
+            for c in range(cols - w + 1):
+                for i in range(h):
+                    cells = (r + i) * cols + c + np.arange(w)
+                    index[cells, col] = offset + i * w + np.arange(w)
+                bias_of[col] = f
+                col += 1
+        offset += h * w
     return index, bias_of
 
 
-def multiwidth_conv1d(x, weights, biases, layout, activation="tanh"):
-    """One single-channel "valid" correlation per filter width, all outputs side by side.
+def band_layout(length, widths):
+    """The 1D case: one filter per width over a single row."""
+    return correlation_layout(1, length, [(1, k) for k in widths])
 
-    Computed as one matrix product with a banded matrix gathered from the filter weights
-    (one gather per call), which on a CPU beats one small correlation per width.
+
+def multi_filter_correlation(x, weights, biases, layout, activation="tanh"):
+    """Every filter's "valid" correlation over the board, all outputs side by side.
+
+    Computed as one matrix product with a sparse-banded matrix gathered from the filter
+    weights (one gather per call), which on a CPU beats one small correlation per filter.
     """
     index, bias_of = layout
-    band = pt.concatenate([weights, pt.zeros((1,), dtype=weights.dtype)])[index]
-    return ACTIVATIONS[activation](pt.dot(x, band) + biases[bias_of])
+    matrix = pt.concatenate([weights, pt.zeros((1,), dtype=weights.dtype)])[index]
+    return ACTIVATIONS[activation](pt.dot(x, matrix) + biases[bias_of])
+
+
+multiwidth_conv1d = multi_filter_correlation  # the 1D paper's name for it
 
 
 def log_softmax(z):

@@ -8,7 +8,8 @@ import numpy as np
 import pytensor
 
 from flipnet.nn import FLOAT
-from flipnet.nn.layers import band_layout, decode_bits, dense, multiwidth_conv1d
+from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense,
+                               multi_filter_correlation, multiwidth_conv1d)
 
 MODELS = {}
 
@@ -129,3 +130,56 @@ def fc1d(rng, rows, length, n_classes=7):
         return dense(h, p["out_W"], p["out_b"])
 
     return Model("fc1d", 1, length, n_classes, init, forward)
+
+
+PROTOCOL_2D = dict(data="data/flip2d.h5", bucket=1, lr=0.02, batch=50, epochs=200, rows=5, cols=5)
+CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
+
+
+def _mlp_layers(rng, sizes):
+    """Dense layers of the 2D MLP: every W ~ N(0, sqrt(1/n_out)), every b ~ N(0, 1)."""
+    init = {}
+    for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        init[f"W{k}"] = normal(rng, np.sqrt(1 / n_out), (n_in, n_out))
+        init[f"b{k}"] = normal(rng, 1.0, n_out)
+    return init
+
+
+def _mlp_forward(x, p, n_layers):
+    for k in range(n_layers):
+        x = dense(x, p[f"W{k}"], p[f"b{k}"], "tanh" if k < n_layers - 1 else "linear")
+    return x
+
+
+@register("mlp2d", **PROTOCOL_2D)
+def mlp2d(rng, rows, cols, n_classes=10):
+    """The paper's 2D MLP: cells -> 300 tanh -> 60 tanh -> 10 softmax."""
+    sizes = [rows * cols, 300, 60, n_classes]
+    return Model("mlp2d", rows, cols, n_classes, _mlp_layers(rng, sizes),
+                 lambda x, p: _mlp_forward(x, p, 3))
+
+
+@register("logreg2d", **PROTOCOL_2D)
+def logreg2d(rng, rows, cols, n_classes=10):
+    """Logistic regression: cells -> 10 softmax, initialised like the MLP's layers."""
+    return Model("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
+                 lambda x, p: _mlp_forward(x, p, 1))
+
+
+@register("convmlp2d", **PROTOCOL_2D)
+def convmlp2d(rng, rows, cols, n_classes=10):
+    """The convolution block the authors tried in front of the MLP: for every filter shape
+    (i, j), i in 2..5, j in 1..5 (those that fit the board), two maps, "valid", tanh, one
+    scalar bias per map; all outputs concatenated into the same MLP. The paper gives no
+    initialisation for it: weights ~ N(0, sqrt(1/(i j))) as the 1D filters, biases ~ N(0, 1)."""
+    shapes = [(i, j) for i, j in CONV_SHAPES_2D if i <= rows and j <= cols]
+    layout = correlation_layout(rows, cols, shapes, maps=2)
+    filters = [shape for shape in shapes for _ in range(2)]
+    init = {"conv_w": np.concatenate([normal(rng, np.sqrt(1 / (i * j)), i * j) for i, j in filters]),
+            "conv_b": normal(rng, 1.0, len(filters))}
+    init.update(_mlp_layers(rng, [layout[0].shape[1], 300, 60, n_classes]))
+
+    def forward(x, p):
+        return _mlp_forward(multi_filter_correlation(x, p["conv_w"], p["conv_b"], layout), p, 3)
+
+    return Model("convmlp2d", rows, cols, n_classes, init, forward)

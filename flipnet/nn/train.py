@@ -38,6 +38,7 @@ class TrainConfig:
     optimizer: str = "sgd"
     momentum: float = 0.9
     schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * done / epochs)) / 2 per epoch
+    shuffle: str = "epoch"  # "epoch": a new order every epoch; "once": one order for the whole run
     seed: int = 2016
     patience: int = 0  # stop after this many epochs without a better validation error; 0: never
     name: str = ""  # the run's file names; default: the model name
@@ -60,6 +61,8 @@ class TrainConfig:
                 raise FlipnetError(f"--{field} must be at least {low}, got {getattr(self, field)}")
         if not self.lr > 0:
             raise FlipnetError(f"--lr must be positive, got {self.lr}")
+        if self.shuffle not in ("epoch", "once"):
+            raise FlipnetError(f"unknown shuffle {self.shuffle!r}: choose from epoch, once")
         if self.schedule not in SCHEDULES:
             raise FlipnetError(f"unknown schedule {self.schedule!r}: choose from {', '.join(SCHEDULES)}")
         if self.optimizer not in optim.OPTIMIZERS:
@@ -107,11 +110,13 @@ def train(config, resume=False, log=print):
     predict = Predictor(model)
     epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
     schedule = SCHEDULES[config.schedule]
+    fixed_order = np.random.default_rng([config.seed, 2]).permutation(train_states.size)
 
     with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress:
         try:
             while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                order = run.rng.permutation(train_states.size)[:n_batches * config.batch]
+                order = fixed_order if config.shuffle == "once" else run.rng.permutation(train_states.size)
+                order = order[:n_batches * config.batch]
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
                 tick = time.perf_counter()
                 loss = float(epoch_fn(train_states[order].reshape(n_batches, -1),
@@ -213,7 +218,8 @@ def _results(config, model, split, predict, run, elapsed_now):
         "name": config.name,
         "config": dataclasses.asdict(config),
         "paper_protocol": all(getattr(config, k) == v for k, v in protocol(config.model).items())
-        and config.optimizer == "sgd" and config.schedule == "constant" and not config.patience,
+        and config.optimizer == "sgd" and config.schedule == "constant" and not config.patience
+        and config.shuffle == protocol(config.model).get("shuffle", "epoch"),
         "seed": config.seed,
         "bucket": config.bucket,
         "sizes": split.sizes(),
