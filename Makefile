@@ -46,8 +46,10 @@ TRAIN := $(BIN)/flipnet train --resume
 train-1d: data/flip1d.h5
 	$(TRAIN) conv1d
 
+# The faster recipe: the same net, split and order, plain SGD at 5x the learning rate for
+# 250 epochs instead of 1000 (about 2.5 minutes).
 train-1d-fast: data/flip1d.h5
-	$(TRAIN) conv1d --out conv1d-fast $(FAST_1D)
+	$(TRAIN) conv1d --out conv1d-fast --lr 0.05 --epochs 250
 
 train-1d-fc: data/flip1d.h5
 	$(TRAIN) fc1d

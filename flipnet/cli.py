@@ -59,8 +59,8 @@ def build_parser():
     p.add_argument("--optimizer", help="sgd (the paper's), momentum or adam")
     p.add_argument("--momentum", type=float, help="momentum coefficient (default 0.9)")
     p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's) or cosine")
-    p.add_argument("--shuffle", choices=("epoch", "once"), help="a new training order every epoch, "
-                   "or one order for the whole run")
+    p.add_argument("--shuffle", choices=("epoch", "once"), help="one training order for the whole "
+                   "run (once, the paper's) or a new one every epoch")
     p.add_argument("--seed", type=int, help="initialisation and shuffling seed (default 2016)")
     p.add_argument("--bucket", type=int, help="which of the 10 buckets of the split")
     p.add_argument("--patience", type=int, help="stop after this many epochs without a better "
@@ -273,7 +273,8 @@ def cmd_train(args):
 
     config = TrainConfig.for_model(
         args.model, epochs=args.epochs, lr=args.lr, batch=args.batch, optimizer=args.optimizer,
-        momentum=args.momentum, schedule=args.schedule, shuffle=args.shuffle, seed=args.seed, bucket=args.bucket, patience=args.patience,
+        momentum=args.momentum, schedule=args.schedule, shuffle=args.shuffle, seed=args.seed,
+        bucket=args.bucket, patience=args.patience,
         data=args.data, name=args.out, results_dir=args.results_dir)
     results = train(config, resume=args.resume)
     print(f"{config.name}: best epoch {results['best_epoch']} of {results['epochs_run']}, "

@@ -56,7 +56,7 @@ def test_build_errors():
 
 
 def test_paper_protocol_1d():
-    assert protocol("conv1d") == {"data": "data/flip1d.h5", "bucket": 0, "lr": 0.01,
+    assert protocol("conv1d") == {"data": "data/flip1d.h5", "bucket": 0, "lr": 0.01, "shuffle": "once",
                                   "batch": 20, "epochs": 1000}
 
 
@@ -103,7 +103,8 @@ def test_2d_models(name, n_params):
     assert model.n_parameters() == n_params and (model.rows, model.cols) == (5, 5)
     states = pt.vector(dtype="uint32")
     assert pytensor.function([states], model.logits(states))(np.arange(7, dtype=np.uint32)).shape == (7, 10)
-    assert protocol(name) == {"data": "data/flip2d.h5", "bucket": 1, "lr": 0.02, "batch": 50, "epochs": 200}
+    assert protocol(name) == {"data": "data/flip2d.h5", "bucket": 1, "lr": 0.02, "batch": 50,
+                              "epochs": 200, "shuffle": "once"}
 
 
 def test_2d_initialisation_follows_the_paper():

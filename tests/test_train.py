@@ -142,3 +142,24 @@ def test_numba_backend_trains(tmp_path, tiny):
     results = train(config(tmp_path, data, epochs=3, optimizer="adam", lr=0.01), log=quiet)
     losses = [c["loss"] for c in results["curve"]]
     assert all(np.isfinite(losses)) and losses[-1] < losses[0]
+
+
+@pytest.mark.usefixtures("py_mode")
+@pytest.mark.parametrize("shuffle", ["once", "epoch"])
+def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
+    data, _ = tiny
+    real, seen = nn_compile.epoch_function, []
+
+    def recording(model, optimizer):
+        fn = real(model, optimizer)
+
+        def epoch(states, labels, lr):
+            seen.append(states.copy())
+            return fn(states, labels, lr)
+        return epoch
+
+    monkeypatch.setattr("flipnet.nn.train.epoch_function", recording)
+    train(config(tmp_path, data, epochs=3, shuffle=shuffle), log=quiet)
+    same = [np.array_equal(seen[0], s) for s in seen[1:]]
+    assert all(same) if shuffle == "once" else not any(same)
+    assert sorted(seen[0].ravel().tolist()) != seen[0].ravel().tolist()  # shuffled, not in state order

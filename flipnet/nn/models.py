@@ -80,7 +80,8 @@ def normal(rng, std, shape):
     return rng.normal(0.0, std, size=shape)
 
 
-PROTOCOL_1D = dict(data="data/flip1d.h5", bucket=0, lr=0.01, batch=20, epochs=1000, rows=1, cols=20)
+PROTOCOL_1D = dict(data="data/flip1d.h5", bucket=0, lr=0.01, batch=20, epochs=1000, shuffle="once",
+                   rows=1, cols=20)
 
 
 @register("conv1d", **PROTOCOL_1D)
@@ -132,7 +133,8 @@ def fc1d(rng, rows, length, n_classes=7):
     return Model("fc1d", 1, length, n_classes, init, forward)
 
 
-PROTOCOL_2D = dict(data="data/flip2d.h5", bucket=1, lr=0.02, batch=50, epochs=200, rows=5, cols=5)
+PROTOCOL_2D = dict(data="data/flip2d.h5", bucket=1, lr=0.02, batch=50, epochs=200, shuffle="once",
+                   rows=5, cols=5)
 CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
 
 
