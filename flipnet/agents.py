@@ -82,7 +82,7 @@ def _require_nim(game, name):
         raise FlipnetError(f"the {name} agent plays Nim only, not {game.name}")
 
 
-def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, seed=0):
+def make_agent(spec, game, es_path=None, model_path=None, weights_path=None):
     """An agent from its name: random, optimal (or perfect), lowest, nimsum, es,
     difficulty:P, neural."""
     name, _, arg = spec.partition(":")
@@ -96,14 +96,14 @@ def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, see
         except ValueError:
             raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {spec!r}") from None
     if name == "es":
-        return _es_agent(game, arg or es_path, seed)
+        return _es_agent(game, arg or es_path)
     if name == "neural":
         return _neural_agent(game, arg or model_path or weights_path)
     raise FlipnetError(f"unknown agent {spec!r}: choose from random, optimal, lowest, nimsum, "
                        f"es, difficulty:P, neural")
 
 
-def _es_agent(game, path, seed):
+def _es_agent(game, path):
     from flipnet.es import ESAgent
 
     _require_nim(game, "es")

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from flipnet import __version__
-from flipnet.errors import FlipnetError
+from flipnet.errors import FlipnetError, Interrupted
 
 GAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
@@ -150,6 +150,9 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.run(args) or 0
+    except Interrupted as exc:
+        print(f"flipnet {args.command}: {exc}", file=sys.stderr)
+        return 130
     except (FlipnetError, ValueError) as exc:
         print(f"flipnet {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -188,8 +191,7 @@ def _agent(spec, game, args):
 
     es_path = args.es or ("results/es.json" if Path("results/es.json").exists() else None)
     weights = args.weights or (str(_shipped_weights()) if game.name == "halfnim" else None)
-    return make_agent(spec, game, es_path=es_path, model_path=args.model, weights_path=weights,
-                      seed=getattr(args, "seed", 0) or 0)
+    return make_agent(spec, game, es_path=es_path, model_path=args.model, weights_path=weights)
 
 
 def cmd_solve(args):
@@ -248,11 +250,10 @@ def cmd_value(args):
 def cmd_data(args):
     from pathlib import Path
 
+    from flipnet.atomic import check_writable
     from flipnet.games import FlipGame
     from flipnet.progress import bar
     from flipnet.solve import table
-
-    from flipnet.atomic import check_writable
 
     targets = {"1d": ("flip1d.h5", FlipGame(1, 20)), "2d": ("flip2d.h5", FlipGame(5, 5))}
     chosen = [(Path(args.out_dir) / name, game) for key, (name, game) in targets.items()
@@ -411,8 +412,9 @@ def cmd_gui(args):
     from flipnet.gui import HalfNimController, HalfNimWindow
     from flipnet.play import halfnim_note
 
-    game = make_game("halfnim", args)
-    agent = _agent(args.ai, game, argparse.Namespace(es=None, model=None, weights=args.weights))
+    from flipnet.agents import make_agent
+
+    agent = make_agent(args.ai, make_game("halfnim", args), weights_path=args.weights or _shipped_weights())
     controller = HalfNimController(agent, seed=args.seed, describe_ai=halfnim_note)
     try:
         window = HalfNimWindow(controller)

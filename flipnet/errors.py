@@ -6,3 +6,7 @@ class FlipnetError(Exception):
 
     The message is one line that names what is wrong and where.
     """
+
+
+class Interrupted(FlipnetError):
+    """Ctrl-C during a long job that left something to resume from (the message says what)."""

@@ -140,6 +140,7 @@ def test_play_nim_asks_who_starts_reprompts_and_ends_at_end_of_input():
 @pytest.mark.parametrize("game, moves", [
     (["gridnim", "--shape", "2x2"], ["0,0+0,1", "1,0", "1,1", "0,0", "0,1"]),
     (["flip", "--shape", "2x3"], ["0,0+0,1", "1,0+1,1", "0,1+1,1", "0,2+1,2"]),
+    (["flip", "--shape", "1x7"], ["0+1", "1+2", "2+3", "3+4", "4+5", "5+6"]),
 ])
 def test_play_board_games_to_the_end(game, moves):
     # the user tries every listed move in turn; illegal ones are re-prompted, legal ones played

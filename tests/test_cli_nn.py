@@ -87,3 +87,43 @@ def test_evaluate_rejects_a_foreign_file(tmp_path, capsys):
     bad.write_text("not a zip")
     code, _, err = run(capsys, "evaluate", bad)
     assert code == 2 and "is not a flipnet model file" in err
+
+
+def test_arena_with_a_neural_flip_agent(trained, capsys):
+    _, results = trained
+    code, out, err = run(capsys, "arena", "flip", "--shape", "1x8", "--agents", "random,neural,optimal",
+                         "--model", results / "tiny.npz", "--matches", 10, "--json")
+    assert code == 0, err
+    rates = json.loads(out)["win_rate"]
+    assert set(rates["neural"]) == {"random", "optimal"}
+    assert 0 <= rates["neural"]["random"] <= 1
+
+
+def test_neural_agent_refuses_another_board(trained, capsys):
+    _, results = trained
+    code, _, err = run(capsys, "arena", "flip", "--shape", "2x4", "--agents", "random,neural",
+                       "--model", results / "tiny.npz", "--matches", 2)
+    assert code == 2 and "the network reads 1x8 boards, not 2x4" in err
+
+
+def test_ctrl_c_during_train_exits_130_with_a_resume_hint(tmp_path, capsys, monkeypatch):
+    from flipnet.nn import compile as nn_compile
+
+    data = tmp_path / "flip8.h5"
+    write_tiny_dataset(data)
+    real = nn_compile.epoch_function
+
+    def interrupted_after_one(model, optimizer):
+        fn, calls = real(model, optimizer), []
+
+        def epoch(*args):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return fn(*args)
+        return epoch
+
+    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupted_after_one)
+    code, _, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 5,
+                       "--batch", 10, "--results-dir", tmp_path / "r")
+    assert code == 130 and "checkpoint holds epoch 1" in err and "--resume" in err

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from conftest import write_tiny_dataset
 
-from flipnet.errors import FlipnetError
+from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import compile as nn_compile
 from flipnet.nn.store import load_model, load_npz
-from flipnet.nn.train import Interrupted, TrainConfig, train
+from flipnet.nn.train import TrainConfig, train
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytensor
 
 from flipnet.atomic import write_text
 from flipnet.data import read_split
-from flipnet.errors import FlipnetError
+from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.compile import Predictor, epoch_function
 from flipnet.nn.metrics import confusion, error_rate, per_class_error
@@ -81,10 +81,6 @@ SCHEDULES = {
 def _known_models():
     from flipnet.nn.models import MODELS
     return list(MODELS)
-
-
-class Interrupted(FlipnetError):
-    """Ctrl-C during training; the last finished epoch is in the checkpoint."""
 
 
 # settings that may differ between a checkpoint and a resumed run
