@@ -67,12 +67,6 @@ def induced_game(state, masks):
     return cells, inside
 
 
-def grundy_table(game, **kwargs):
-    if game.rule != "normal":
-        raise ValueError(f"{game!r} is not a normal-play game")
-    return table(game, **kwargs)
-
-
 def win_table(game, **kwargs):
     """1 where the player to move wins, for either rule."""
     values = table(game, **kwargs)

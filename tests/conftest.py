@@ -81,3 +81,23 @@ def write_tiny_dataset(path, cols=8, seed=0):
     write_table(path, game, values, (bucket, part, {"protocol": "stratified", "seed": seed,
                                                     "n_buckets": 1, "description": "test"}))
     return values
+
+
+def interrupt_epochs_at(monkeypatch, call):
+    """Make the trainer's epoch function raise KeyboardInterrupt on its `call`-th call."""
+    from flipnet.nn import compile as nn_compile
+
+    real = nn_compile.epoch_function
+
+    def interrupting(model, optimizer):
+        fn, calls = real(model, optimizer), []
+
+        def epoch(*args):
+            calls.append(1)
+            if len(calls) == call:
+                raise KeyboardInterrupt
+            return fn(*args)
+        return epoch
+
+    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupting)
+    return real

@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from conftest import write_tiny_dataset
+from conftest import interrupt_epochs_at, write_tiny_dataset
 
 from flipnet.cli import main
 
@@ -107,23 +107,9 @@ def test_neural_agent_refuses_another_board(trained, capsys):
 
 
 def test_ctrl_c_during_train_exits_130_with_a_resume_hint(tmp_path, capsys, monkeypatch):
-    from flipnet.nn import compile as nn_compile
-
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)
-    real = nn_compile.epoch_function
-
-    def interrupted_after_one(model, optimizer):
-        fn, calls = real(model, optimizer), []
-
-        def epoch(*args):
-            calls.append(1)
-            if len(calls) == 2:
-                raise KeyboardInterrupt
-            return fn(*args)
-        return epoch
-
-    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupted_after_one)
+    interrupt_epochs_at(monkeypatch, 2)
     code, _, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 5,
                        "--batch", 10, "--results-dir", tmp_path / "r")
     assert code == 130 and "checkpoint holds epoch 1" in err and "--resume" in err

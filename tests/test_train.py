@@ -2,7 +2,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_tiny_dataset
+from conftest import interrupt_epochs_at, write_tiny_dataset
 
 from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import compile as nn_compile
@@ -84,19 +84,7 @@ def test_resume_continues_to_the_same_result(tmp_path, tiny):
 @pytest.mark.usefixtures("py_mode")
 def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
     data, _ = tiny
-    real = nn_compile.epoch_function
-
-    def interrupting(model, optimizer):
-        fn, calls = real(model, optimizer), []
-
-        def epoch(*args):
-            calls.append(1)
-            if len(calls) == 3:
-                raise KeyboardInterrupt
-            return fn(*args)
-        return epoch
-
-    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupting)
+    real = interrupt_epochs_at(monkeypatch, 3)
     with pytest.raises(Interrupted, match="checkpoint holds epoch 2.*--resume"):
         train(config(tmp_path, data, epochs=5), log=quiet)
     assert not (tmp_path / "results" / "conv1d.json").exists()
