@@ -89,6 +89,12 @@ def bench_train_1d():
     bench_epoch("conv1d", rows=1, cols=20, n_states=79_447, batch=20, repeat=3)
 
 
+@section("train2d")
+def bench_train_2d():
+    header("2D training epoch: paper's mlp2d, SGD, batch 50, 2,348,675 states")
+    bench_epoch("mlp2d", rows=5, cols=5, n_states=2_348_675, batch=50, repeat=1)
+
+
 def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
     """One epoch as one compiled scan beside one compiled call per minibatch.
 
