@@ -6,7 +6,7 @@ HalfNim `perfect` player is the C++ program's DP (the smallest winning move); `n
 plays what a trained network says.
 """
 
-from flipnet.analyse import value_and_winning_moves
+from flipnet.analyse import nim_outcome, value_and_winning_moves
 from flipnet.errors import FlipnetError
 from flipnet.games import FlipGame, HalfNim, Nim
 from flipnet.solve import halfnim_best_move
@@ -37,7 +37,7 @@ def nimsum_agent(game, state, rng):
     """Normal-play nim-sum: move to nim-sum 0 when possible (random among such moves),
     else at random. Optimal in normal play, not in misere play."""
     _require_nim(game, "nimsum")
-    zero = [m for m in game.legal_moves(state) if _nim_sum(game.play(state, m)) == 0]
+    zero = [m for m in game.legal_moves(state) if nim_outcome(game.play(state, m)) == 0]
     return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
 
 
@@ -68,13 +68,6 @@ class NeuralFlip:
         values = self.predict([game.play(state, m) for m in moves])
         zero = [m for m, v in zip(moves, values) if v == 0]
         return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
-
-
-def _nim_sum(heaps):
-    total = 0
-    for h in heaps:
-        total ^= h
-    return total
 
 
 def _require_nim(game, name):
@@ -117,8 +110,10 @@ def _neural_agent(game, path):
     if isinstance(game, HalfNim):
         from flipnet.nimmlp import NimMLP
 
+        from flipnet.nimmlp import default_weights_path
+
         mlp = NimMLP()
-        mlp.read_weights(path or "data/nimWeights.txt")
+        mlp.read_weights(path or default_weights_path())
         return NeuralHalfNim(mlp)
     if isinstance(game, FlipGame):
         from flipnet.nn.store import load_model

@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 
+from flipnet.games import stuck_player_wins
+
 
 def play_match(game, first, second, rng, state=None):
     """Play one game; return 0 if `first` (who moves first) wins, else 1."""
@@ -14,7 +16,7 @@ def play_match(game, first, second, rng, state=None):
         state = game.play(state, players[turn](game, state, rng))
         turn ^= 1
     stuck = turn  # the player to move has no move
-    return stuck if game.rule == "misere" else stuck ^ 1
+    return stuck if stuck_player_wins(game) else stuck ^ 1
 
 
 def win_rate(game, agent, opponent, matches, rng):

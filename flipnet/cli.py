@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -159,6 +160,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"flipnet {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`flipnet ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def make_game(name, args, shape=None):
@@ -190,7 +194,7 @@ def _agent(spec, game, args):
     from flipnet.agents import make_agent
 
     es_path = args.es or ("results/es.json" if Path("results/es.json").exists() else None)
-    weights = args.weights or (str(_shipped_weights()) if game.name == "halfnim" else None)
+    weights = args.weights
     return make_agent(spec, game, es_path=es_path, model_path=args.model, weights_path=weights)
 
 
@@ -321,55 +325,32 @@ def cmd_predict(args):
 
 def cmd_train_nim(args):
     from flipnet.atomic import check_writable, write_text
-    from flipnet.nimmlp import SEED, NimMLP, build_database, compare
+    from flipnet.nimmlp import SEED, train_run
 
     for path in (args.weights, args.results):
         check_writable(path)
     if args.epochs < 1:
         raise FlipnetError(f"--epochs must be at least 1, got {args.epochs}")
-    seed = SEED if args.seed is None else args.seed
-    start = time.perf_counter()
-    database = build_database(seed=args.database_seed)
-    mlp = NimMLP(seed=seed)
-    print(f"Training the MLP ({args.epochs} epochs over {len(database.piles)} piles) ...")
-    mlp.train(database, 1)  # compiles (Numba, first call)
-    mlp = NimMLP(seed=seed)
-    compiled = time.perf_counter()
-    mlp.train(database, args.epochs)
-    train_seconds = time.perf_counter() - compiled
+    print(f"Training the MLP ({args.epochs} epochs over the piles 2..127) ...")
+    mlp, rows, report = train_run(args.epochs, SEED if args.seed is None else args.seed,
+                                  args.database_seed)
     mlp.save_weights(args.weights)
-    rows, diff_winning, diff_losing = compare(mlp, database)
-    _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
+    write_text(args.results, json.dumps(report, indent=1) + "\n")
     print("n: DP move, (network move)")
     for i in range(0, len(rows), 4):
         print("   ".join(f"{n:3d}: {k:2d}, ({net:2d})" for n, k, net in rows[i:i + 4]))
-    print(f"diff on winning piles ({len(diff_winning)}): {diff_winning}")
-    print(f"diff on losing piles ({len(diff_losing)}, any legal move is as good there): {diff_losing}")
-    print(f"with a 0.5 threshold instead of 0.2: {len(half_winning)} winning, {len(half_losing)} losing")
-    seconds = time.perf_counter() - start
-    report = {"epochs": args.epochs, "seed": seed, "database_seed": args.database_seed,
-              "eta": mlp.eta, "threshold": 0.2, "diff_winning": diff_winning,
-              "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
-              "diff_losing_at_0.5": half_losing,
-              "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
-              "train_seconds": train_seconds, "seconds": seconds}
-    write_text(args.results, json.dumps(report, indent=1) + "\n")
-    print(f"wrote {args.weights} and {args.results}: training {train_seconds:.1f} s, "
-          f"{seconds:.1f} s in all")
-
-
-def _shipped_weights():
-    """data/nimWeights.txt here, else the one beside the package (a source checkout)."""
-    from pathlib import Path
-
-    local = Path("data/nimWeights.txt")
-    shipped = Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
-    return local if local.exists() or not shipped.exists() else shipped
+    print(f"diff on winning piles ({len(report['diff_winning'])}): {report['diff_winning']}")
+    print(f"diff on losing piles ({len(report['diff_losing'])}, any legal move is as good there): "
+          f"{report['diff_losing']}")
+    print(f"with a 0.5 threshold instead of 0.2: {len(report['diff_winning_at_0.5'])} winning, "
+          f"{len(report['diff_losing_at_0.5'])} losing")
+    print(f"wrote {args.weights} and {args.results}: training {report['train_seconds']:.1f} s, "
+          f"{report['seconds']:.1f} s in all")
 
 
 def cmd_play(args):
     from flipnet.nimmlp import NMAX
-    from flipnet.play import Match, ask_int, halfnim_note, run_console
+    from flipnet.play import Match, ask_int, ask_yes_no, halfnim_note, run_console
 
     def read(prompt):
         print(prompt, end="", flush=True)
@@ -392,15 +373,11 @@ def cmd_play(args):
         start = game.start if args.start is None else game.parse(args.start)
     first = args.first or ("ai" if game.name == "halfnim" else None)
     if first is None:
-        while True:
-            answer = read("Do you want to move first? [y/n] ")
-            if answer is None:
-                print("\ninput ended; no game played")
-                return 0
-            if answer.strip().lower() in ("y", "yes", "n", "no"):
-                first = "you" if answer.strip().lower().startswith("y") else "ai"
-                break
-            print("Please answer y or n.")
+        user_first = ask_yes_no(read, print, "Do you want to move first? [y/n] ")
+        if user_first is None:
+            print("\ninput ended; no game played")
+            return 0
+        first = "you" if user_first else "ai"
     print(f"{'AI' if first == 'ai' else 'You'} move{'s' if first == 'ai' else ''} first. "
           f"Starting with {'n = ' + str(start) if game.name == 'halfnim' else game.format(start)}")
     match = Match(game, agent, state=start, ai_first=first == "ai", seed=args.seed)
@@ -409,12 +386,11 @@ def cmd_play(args):
 
 
 def cmd_gui(args):
+    from flipnet.agents import make_agent
     from flipnet.gui import HalfNimController, HalfNimWindow
     from flipnet.play import halfnim_note
 
-    from flipnet.agents import make_agent
-
-    agent = make_agent(args.ai, make_game("halfnim", args), weights_path=args.weights or _shipped_weights())
+    agent = make_agent(args.ai, make_game("halfnim", args), weights_path=args.weights)
     controller = HalfNimController(agent, seed=args.seed, describe_ai=halfnim_note)
     try:
         window = HalfNimWindow(controller)

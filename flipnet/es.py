@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipnet.analyse import nim_outcome
 from flipnet.atomic import write_text
 from flipnet.errors import FlipnetError
 
@@ -24,9 +25,7 @@ SIGMA, RATE, LAMBDA, BUDGET = 0.01, 0.5, 5, 1000
 
 def features(before, after):
     """What a move from `before` to `after` leaves behind, as numbers."""
-    nim_sum = 0
-    for h in after:
-        nim_sum ^= h
+    nim_sum = nim_outcome(after)
     small = max(after, default=0) <= 1
     taken = sum(before) - sum(after)
     return np.array([nim_sum == 0, small, small and sum(after) % 2 == 1,

@@ -15,7 +15,9 @@ the order of the C++ arrays, printed with 17 significant digits so a round trip 
 """
 
 import math
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytensor
@@ -23,7 +25,7 @@ import pytensor.tensor as pt
 
 from flipnet.atomic import write_text
 from flipnet.errors import FlipnetError
-from flipnet.solve import halfnim_best_move
+from flipnet.solve import halfnim_best_move, halfnim_value
 
 N_IN, N_HIDDEN, N_OUT = 8, 15, 6  # n1, m1, K of the C++ header (biases counted)
 NMAX = 127
@@ -31,6 +33,13 @@ ETA = 0.12
 SEED = 6  # initial weights of `make train-nim`: of seeds 0..47 the first with 1 miss, none has 0
 DECODE_THRESHOLD = 0.2
 FLOAT = "float64"  # the C++ class computes in double
+
+
+def default_weights_path():
+    """data/nimWeights.txt here, else the one shipped beside the package (a source checkout)."""
+    local = Path("data/nimWeights.txt")
+    shipped = Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
+    return local if local.exists() or not shipped.exists() else shipped
 
 
 def inputs_of(n):
@@ -205,7 +214,27 @@ def compare(mlp, database, threshold=DECODE_THRESHOLD):
     outputs = mlp.forward(database.inputs)
     rows = [(int(n), int(k), decode(y, threshold))
             for n, k, y in zip(database.piles, database.moves, outputs)]
-    losing = {(1 << j) - 1 for j in range(1, 9)}
-    diff_winning = [n for n, k, net in rows if net != k and n not in losing]
-    diff_losing = [n for n, k, net in rows if net != k and n in losing]
+    diff_winning = [n for n, k, net in rows if net != k and halfnim_value(n)]
+    diff_losing = [n for n, k, net in rows if net != k and not halfnim_value(n)]
     return rows, diff_winning, diff_losing
+
+
+def train_run(epochs, seed=SEED, database_seed=0):
+    """What `make train-nim` does: build the database, train (the first, compiling call kept
+    out of the timing), compare with the DP. Returns (mlp, rows, report)."""
+    start = time.perf_counter()
+    database = build_database(seed=database_seed)
+    NimMLP(seed=seed).train(database, 1)  # Numba compiles on the first call
+    mlp = NimMLP(seed=seed)
+    compiled = time.perf_counter()
+    mlp.train(database, epochs)
+    train_seconds = time.perf_counter() - compiled
+    rows, diff_winning, diff_losing = compare(mlp, database)
+    _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
+    report = {"epochs": epochs, "seed": seed, "database_seed": database_seed, "eta": mlp.eta,
+              "threshold": DECODE_THRESHOLD, "diff_winning": diff_winning,
+              "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
+              "diff_losing_at_0.5": half_losing,
+              "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
+              "train_seconds": train_seconds, "seconds": time.perf_counter() - start}
+    return mlp, rows, report

@@ -6,7 +6,7 @@ the Tk window (`gui.py`) only show it and pass the user's moves in.
 
 import numpy as np
 
-from flipnet.games import BoardGame, HalfNim, Nim
+from flipnet.games import BoardGame, HalfNim, Nim, stuck_player_wins
 from flipnet.solve import halfnim_best_move, halfnim_value
 
 AI, USER = "AI", "you"
@@ -26,13 +26,12 @@ class Match:
 
     @property
     def winner(self):
-        """Who won, once the game is over: in normal play the player left without a move
-        loses; in misere play that player wins (the other took the last object)."""
+        """Who won, once the game is over (None before)."""
         if not self.over:
             return None
         stuck = self.to_move
         other = USER if stuck == AI else AI
-        return stuck if self.game.rule == "misere" else other
+        return stuck if stuck_player_wins(self.game) else other
 
     def ai_move(self):
         assert self.to_move == AI and not self.over
@@ -128,6 +127,18 @@ def ask_int(read, write, prompt, low, high):
         except ValueError:
             pass
         write(f"Please enter a whole number from {low} to {high}.")
+
+
+def ask_yes_no(read, write, prompt):
+    """Ask until the answer is y/yes/n/no; True for yes, None at end of input."""
+    while True:
+        line = read(prompt)
+        if line is None:
+            return None
+        answer = line.strip().lower()
+        if answer in ("y", "yes", "n", "no"):
+            return answer.startswith("y")
+        write("Please answer y or n.")
 
 
 def halfnim_note(match):

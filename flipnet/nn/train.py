@@ -22,7 +22,7 @@ from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.compile import Predictor, epoch_function
 from flipnet.nn.metrics import confusion, error_rate, per_class_error
-from flipnet.nn.models import build, protocol
+from flipnet.nn.models import MODELS, build, protocol
 from flipnet.nn.store import load_npz, save_model, save_npz
 from flipnet.progress import bar
 
@@ -47,8 +47,8 @@ class TrainConfig:
     @classmethod
     def for_model(cls, model, **overrides):
         """The paper's protocol for `model`, with the given settings replaced (None: keep)."""
-        if model not in _known_models():
-            raise FlipnetError(f"unknown model {model!r}: choose from {', '.join(_known_models())}")
+        if model not in MODELS:
+            raise FlipnetError(f"unknown model {model!r}: choose from {', '.join(MODELS)}")
         settings = {**protocol(model), **{k: v for k, v in overrides.items() if v is not None}}
         config = cls(model=model, **settings)
         config.name = config.name or model
@@ -78,11 +78,6 @@ SCHEDULES = {
 }
 
 
-def _known_models():
-    from flipnet.nn.models import MODELS
-    return list(MODELS)
-
-
 # settings that may differ between a checkpoint and a resumed run
 _RESUMABLE_CHANGES = {"epochs", "patience"}
 
@@ -108,7 +103,8 @@ def train(config, resume=False, log=print):
     schedule = SCHEDULES[config.schedule]
     # --shuffle once: one order for the run, drawn from a generator seeded like the model's
     # initialisation (the reference run of `make train-1d` was made with exactly this order)
-    fixed_order = np.random.default_rng(config.seed).permutation(train_states.size)
+    fixed_order = np.random.default_rng(config.seed).permutation(train_states.size) \
+        if config.shuffle == "once" else None
 
     with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress:
         try:
