@@ -5,7 +5,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: help venv test data bench clean train-1d train-1d-fast train-1d-fc train-nim train-es
+.PHONY: help venv test data bench clean train-1d train-1d-fast train-1d-fc train-2d train-2d-fast \
+        train-2d-logreg train-2d-conv train-nim train-es
 
 help:
 	@echo "make test    run the test suite (what CI runs)"
@@ -14,6 +15,10 @@ help:
 	@echo "make train-1d       the paper's 1D conv net, faithful protocol (~10 min)"
 	@echo "make train-1d-fast  the same net and split, a faster recipe (~3 min)"
 	@echo "make train-1d-fc    the paper's dense comparison model (~10 min)"
+	@echo "make train-2d       the paper's 2D MLP, faithful protocol, 200 epochs (~50 min)"
+	@echo "make train-2d-fast  the same MLP and split, a faster recipe (<20 min)"
+	@echo "make train-2d-logreg  logistic regression on the 2D split (~10 min)"
+	@echo "make train-2d-conv  the conv+MLP the authors tried, faster recipe"
 	@echo "make train-nim      the C++ NIM perceptron -> data/nimWeights.txt (~1 min)"
 	@echo "make train-es       the misere Nim(5) evolution strategy -> results/es.json (~1 min)"
 	@echo "make clean   remove the virtual environment, generated data and results"
@@ -53,6 +58,12 @@ train-1d-fast: data/flip1d.h5
 
 train-1d-fc: data/flip1d.h5
 	$(TRAIN) fc1d
+
+train-2d: data/flip2d.h5
+	$(TRAIN) mlp2d
+
+train-2d-logreg: data/flip2d.h5
+	$(TRAIN) logreg2d
 
 train-nim: $(READY)
 	$(BIN)/flipnet train-nim --weights data/nimWeights.txt --results results/nim.json

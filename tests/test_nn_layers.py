@@ -43,8 +43,12 @@ def test_fast_tanh_gradient_is_one_minus_y_squared():
 
 @pytest.mark.parametrize("activation", ["tanh", "sigmoid", "linear"])
 def test_dense_gradient(activation):
-    x, W, b = rng.normal(size=(4, 3)), rng.normal(size=(3, 5)), rng.normal(size=5)
-    weights = rng.normal(size=(4, 5))
+    x, W, b = rng.normal(size=(3, 4)), rng.normal(size=(3, 5)), rng.normal(size=5)
+    xs, Ws, bs = pt.dmatrix(), pt.dmatrix(), pt.dvector()
+    expected = {"tanh": np.tanh, "sigmoid": lambda z: 1 / (1 + np.exp(-z)), "linear": lambda z: z}
+    np.testing.assert_allclose(pytensor.function([xs, Ws, bs], dense(xs, Ws, bs, activation))(x, W, b),
+                               expected[activation](W.T @ x + b[:, None]), atol=1e-12)
+    weights = rng.normal(size=(5, 4))
     assert_gradients_match(lambda x, W, b: pt.sum(dense(x, W, b, activation) * weights), [x, W, b])
 
 
@@ -67,14 +71,14 @@ def test_conv_matches_a_numpy_loop():
     assert layout[0].shape == (20, 190)
     xs, ws, bs = pt.dmatrix(), pt.dvector(), pt.dvector()
     fn = pytensor.function([xs, ws, bs], multiwidth_conv1d(xs, ws, bs, layout))
-    np.testing.assert_allclose(fn(x, w, b), correlate_loop(x, w, b, widths), atol=1e-12)
+    np.testing.assert_allclose(fn(x.T, w, b), correlate_loop(x, w, b, widths).T, atol=1e-12)
 
 
 def test_conv_gradient():
     widths = (2, 3, 5)
     layout = band_layout(6, widths)
-    x, w, b = rng.normal(size=(3, 6)), rng.normal(size=sum(widths)), rng.normal(size=3)
-    weights = rng.normal(size=(3, layout[0].shape[1]))
+    x, w, b = rng.normal(size=(6, 3)), rng.normal(size=sum(widths)), rng.normal(size=3)
+    weights = rng.normal(size=(layout[0].shape[1], 3))
     assert_gradients_match(lambda x, w, b: pt.sum(multiwidth_conv1d(x, w, b, layout) * weights),
                            [x, w, b])
 
@@ -97,7 +101,7 @@ def test_decode_bits():
     states = pt.vector(dtype="uint32")
     fn = pytensor.function([states], decode_bits(states, 20))
     values = rng.integers(0, 1 << 20, size=50).astype(np.uint32)
-    expected = (values[:, None] >> np.arange(20)) & 1
+    expected = (values[None, :] >> np.arange(20)[:, None]) & 1
     np.testing.assert_array_equal(fn(values), expected)
 
 
@@ -128,7 +132,7 @@ def test_2d_correlation_matches_a_numpy_loop():
     xs, ws, bs = pt.dmatrix(), pt.dvector(), pt.dvector()
     fn = pytensor.function([xs, ws, bs], multi_filter_correlation(xs, ws, bs, layout))
     expected = correlate_2d_loop(x, w, b, 5, 5, CONV_SHAPES_2D, 2)
-    np.testing.assert_allclose(fn(x, w, b), expected, atol=1e-12)
+    np.testing.assert_allclose(fn(x.T, w, b), expected.T, atol=1e-12)
 
 
 def test_2d_correlation_gradient():
@@ -136,7 +140,7 @@ def test_2d_correlation_gradient():
 
     shapes = [(2, 1), (2, 2)]
     layout = correlation_layout(3, 3, shapes, maps=2)
-    x, w, b = rng.normal(size=(2, 9)), rng.normal(size=2 * (2 + 4)), rng.normal(size=4)
-    weights = rng.normal(size=(2, layout[0].shape[1]))
+    x, w, b = rng.normal(size=(9, 2)), rng.normal(size=2 * (2 + 4)), rng.normal(size=4)
+    weights = rng.normal(size=(layout[0].shape[1], 2))
     assert_gradients_match(lambda x, w, b: pt.sum(multi_filter_correlation(x, w, b, layout) * weights),
                            [x, w, b])

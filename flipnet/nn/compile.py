@@ -34,6 +34,22 @@ def epoch_function(model, optimizer):
     return pytensor.function([states, labels, lr], outputs[-1].mean(), updates=updates)
 
 
+# At most this many minibatches per call of an epoch function: the 2D epoch (47k batches)
+# then runs as a dozen calls, so Ctrl-C is answered within a second or two and the
+# inputs decoded for one call stay small; the sequence of updates is the same.
+EPOCH_CHUNK = 4096
+
+
+def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK):
+    """One pass of `epoch_fn` over states/labels (n_batches, batch), `chunk` batches per
+    call; the mean minibatch loss."""
+    total = 0.0
+    for start in range(0, len(states), chunk):
+        part = slice(start, start + chunk)
+        total += float(epoch_fn(states[part], labels[part], lr)) * len(states[part])
+    return total / len(states)
+
+
 def step_function(model, optimizer):
     """f(states[batch], labels[batch], lr) -> loss: one minibatch per call."""
     states = pt.vector("states", dtype="uint32")

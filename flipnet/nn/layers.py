@@ -2,6 +2,12 @@
 
 Keeping parameters outside the layers lets the trainer run a whole epoch inside one
 `scan`, where the parameters are loop-carried values rather than shared variables.
+
+Activations are feature-major: a batch is a (features, batch) matrix, one column per
+example. A bias then varies along the slow axis only, and the Numba backend vectorizes
+the fused bias + tanh loop; with examples as rows the same fused loop runs about 9x
+slower (measured on the 300-unit layer of the 2D MLP), which was a third of its step.
+Weights keep the usual (n_in, n_out) shape.
 """
 
 import numpy as np
@@ -45,8 +51,8 @@ ACTIVATIONS = {"tanh": tanh, "sigmoid": pt.sigmoid, "linear": lambda z: z}
 
 
 def dense(x, W, b, activation="linear"):
-    """activation(x @ W + b) for a batch of rows x."""
-    return ACTIVATIONS[activation](pt.dot(x, W) + b)
+    """activation(W^T x + b) for a batch of columns x (n_in, batch) -> (n_out, batch)."""
+    return ACTIVATIONS[activation](pt.dot(W.T, x) + b[:, None])
 
 
 def correlation_layout(rows, cols, shapes, maps=1):
@@ -82,14 +88,15 @@ def band_layout(length, widths):
 
 
 def multi_filter_correlation(x, weights, biases, layout, activation="tanh"):
-    """Every filter's "valid" correlation over the board, all outputs side by side.
+    """Every filter's "valid" correlation over the board, all outputs stacked, for a batch
+    of columns x (cells, batch) -> (outputs, batch).
 
     Computed as one matrix product with a sparse-banded matrix gathered from the filter
     weights (one gather per call), which on a CPU beats one small correlation per filter.
     """
     index, bias_of = layout
     matrix = pt.concatenate([weights, pt.zeros((1,), dtype=weights.dtype)])[index]
-    return ACTIVATIONS[activation](pt.dot(x, matrix) + biases[bias_of])
+    return ACTIVATIONS[activation](pt.dot(matrix.T, x) + biases[bias_of][:, None])
 
 
 multiwidth_conv1d = multi_filter_correlation  # the 1D paper's name for it
@@ -107,6 +114,7 @@ def mean_cross_entropy(logits, y):
 
 
 def decode_bits(states, n_cells, dtype="float32"):
-    """(batch, n_cells) 0/1 matrix of state integers: column j is bit j (cell j)."""
+    """(n_cells, batch) 0/1 matrix of state integers: row j is bit j (cell j), one column
+    per state (the feature-major layout of the layers)."""
     masks = (np.uint64(1) << np.arange(n_cells, dtype=np.uint64)).astype(states.dtype)
-    return pt.cast(pt.neq(pt.bitwise_and(states[:, None], masks), 0), dtype)
+    return pt.cast(pt.neq(pt.bitwise_and(states[None, :], masks[:, None]), 0), dtype)

@@ -1,6 +1,7 @@
 """The study's named networks, built from layers, with the original initialisation.
 
-A model maps a batch of state integers to class logits. Its parameters are shared
+A model maps a batch of state integers to class logits, one row per state (inside, the
+layers work feature-major: one column per state). Its parameters are shared
 variables; `logits(states, params)` also accepts stand-ins for them (the trainer's scan).
 """
 
@@ -37,7 +38,7 @@ class Model:
 
     def logits(self, states, params=None):
         x = decode_bits(states, self.n_cells)
-        return self._forward(x, dict(zip(self.names, params or self.params)))
+        return self._forward(x, dict(zip(self.names, params or self.params))).T
 
     def get_values(self):
         return {n: p.get_value() for n, p in zip(self.names, self.params)}

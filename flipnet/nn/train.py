@@ -20,7 +20,7 @@ from flipnet.atomic import write_text
 from flipnet.data import read_split
 from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import FLOAT, optim
-from flipnet.nn.compile import Predictor, epoch_function
+from flipnet.nn.compile import Predictor, epoch_function, run_epoch
 from flipnet.nn.metrics import confusion, error_rate, per_class_error
 from flipnet.nn.models import MODELS, build, protocol
 from flipnet.nn.store import load_npz, save_model, save_npz
@@ -113,8 +113,8 @@ def train(config, resume=False, log=print):
                 order = order[:n_batches * config.batch]
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
                 tick = time.perf_counter()
-                loss = float(epoch_fn(train_states[order].reshape(n_batches, -1),
-                                      train_labels[order].reshape(n_batches, -1), lr))
+                loss = run_epoch(epoch_fn, train_states[order].reshape(n_batches, -1),
+                                 train_labels[order].reshape(n_batches, -1), lr)
                 seconds = time.perf_counter() - tick
                 valid_error = error_rate(predict(split.valid[0]), split.valid[1])
                 run.record(model, loss, valid_error, seconds)
