@@ -55,10 +55,10 @@ class NeuralFlip:
     """A trained flip network as a player: a move whose result it predicts to be worth 0,
     else a random move."""
 
-    def __init__(self, model):
+    def __init__(self, model, meta=None):
         from flipnet.nn.compile import Predictor
 
-        self.model, self.predict = model, Predictor(model)
+        self.model, self.predict = model, Predictor.as_trained(model, meta or {})
 
     def __call__(self, game, state, rng):
         if (game.rows, game.cols) != (self.model.rows, self.model.cols):
@@ -120,7 +120,7 @@ def _neural_agent(game, path):
 
         if path is None:
             raise FlipnetError("the neural flip agent needs a trained model: neural:results/conv1d.npz")
-        return NeuralFlip(load_model(path)[0])
+        return NeuralFlip(*load_model(path))
     raise FlipnetError(f"no neural agent for {game.name}")
 
 

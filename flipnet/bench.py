@@ -6,6 +6,7 @@ on whatever machine runs it; first calls (thread pools, compilation) are kept ou
 
 import argparse
 import ctypes
+import json
 import os
 import platform
 import resource
@@ -18,7 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from flipnet.atomic import check_writable, write_text
+
 SECTIONS = {}
+MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
 
 
 def section(name):
@@ -39,6 +43,8 @@ def timed(fn, repeat=1):
 
 
 def row(task, reference, ref_seconds, ours_seconds, note=""):
+    MEASURED[task] = {"reference": reference, "reference_seconds": ref_seconds,
+                      "flipnet_seconds": ours_seconds}
     ratio = f"{ref_seconds / ours_seconds:8.1f}x" if ref_seconds else "       -"
     ref = f"{ref_seconds:9.3f} s" if ref_seconds else "  skipped"
     print(f"{task:<30} {reference:<26} {ref} {ours_seconds:9.3f} s {ratio}  {note}", flush=True)
@@ -156,12 +162,19 @@ def _cpp_reference():
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m flipnet.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(SECTIONS), help="sections to run")
+    parser.add_argument("--out", help="also write the timings as JSON (make bench: results/bench.json)")
     args = parser.parse_args(argv)
+    if args.out:
+        check_writable(args.out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
     print(f"flipnet bench: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
     for name in args.only or SECTIONS:
         SECTIONS[name]()
+    if args.out:
+        machine = {"cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__}
+        write_text(args.out, json.dumps({"machine": machine, **MEASURED}, indent=1) + "\n")
+        print(f"\nwrote {args.out}")
 
 
 if __name__ == "__main__":

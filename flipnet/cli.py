@@ -59,7 +59,13 @@ def build_parser():
     p.add_argument("--batch", type=int, help="minibatch size")
     p.add_argument("--optimizer", help="sgd (the paper's), momentum or adam")
     p.add_argument("--momentum", type=float, help="momentum coefficient (default 0.9)")
-    p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's) or cosine")
+    p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's), cosine "
+                   "or onecycle (warm-up, then cosine)")
+    p.add_argument("--weight-decay", type=float, help="adam: decoupled weight decay (AdamW)")
+    p.add_argument("--augment", choices=("none", "symmetry"),
+                   help="symmetry: train on a random rotation/reflection of each state every epoch")
+    p.add_argument("--tta", action=argparse.BooleanOptionalAction,
+                   help="predict by averaging over the board's symmetries")
     p.add_argument("--shuffle", choices=("epoch", "once"), help="one training order for the whole "
                    "run (once, the paper's) or a new one every epoch")
     p.add_argument("--seed", type=int, help="initialisation and shuffling seed (default 2016)")
@@ -105,7 +111,8 @@ def build_parser():
     p.add_argument("--agents", required=True, help="comma-separated, e.g. random,optimal,difficulty:0.5")
     p.add_argument("--matches", type=int, default=100, help="per pair, alternating who starts")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.add_argument("--out", help="also write the table as JSON to this file")
     _game_options(p)
     p.set_defaults(run=cmd_arena)
 
@@ -123,6 +130,15 @@ def build_parser():
     p.add_argument("--data", help="default: the dataset it was trained on")
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
     p.set_defaults(run=cmd_evaluate)
+
+    p = sub.add_parser("compare", help="the paper's claims beside flipnet's measured figures")
+    p.add_argument("--claims", default="data/paper.json")
+    p.add_argument("--results-dir", default="results")
+    p.add_argument("--data-dir", default="data", help="for the class distribution plot")
+    p.add_argument("--out", default="results/compare.md", help="the table and notes, Markdown")
+    p.add_argument("--figures", default="results/figures", help="where the PNG plots go")
+    p.add_argument("--readme", help="also rewrite the compare block of this README")
+    p.set_defaults(run=cmd_compare)
 
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
     p.add_argument("model_file", help="results/NAME.npz")
@@ -278,7 +294,8 @@ def cmd_train(args):
 
     config = TrainConfig.for_model(
         args.model, epochs=args.epochs, lr=args.lr, batch=args.batch, optimizer=args.optimizer,
-        momentum=args.momentum, schedule=args.schedule, shuffle=args.shuffle, seed=args.seed,
+        momentum=args.momentum, weight_decay=args.weight_decay, augment=args.augment, tta=args.tta,
+        schedule=args.schedule, shuffle=args.shuffle, seed=args.seed,
         bucket=args.bucket, patience=args.patience,
         data=args.data, name=args.out, results_dir=args.results_dir)
     results = train(config, resume=args.resume)
@@ -301,7 +318,7 @@ def cmd_evaluate(args):
     if data is None:
         raise FlipnetError(f"{args.model_file} does not say which dataset it was trained on: pass --data")
     split = read_split(data, bucket)
-    predict = Predictor(model)
+    predict = Predictor.as_trained(model, meta)
     print(f"{model.name} on {data}, bucket {bucket}:")
     for part in ("train", "valid", "test"):
         states, labels = getattr(split, part)
@@ -314,10 +331,10 @@ def cmd_predict(args):
     from flipnet.nn.compile import Predictor
     from flipnet.nn.store import load_model
 
-    model, _ = load_model(args.model_file)
+    model, meta = load_model(args.model_file)
     game = FlipGame(model.rows, model.cols)
     state = game.parse(args.position)
-    predicted = int(Predictor(model)([state])[0])
+    predicted = int(Predictor.as_trained(model, meta)([state])[0])
     true = analyse(game, state).value
     verdict = "right" if predicted == true else "wrong"
     print(f"{game.format(state)}: predicted nim-value {predicted}, true {true} ({verdict})")
@@ -404,6 +421,7 @@ def cmd_gui(args):
 
 def cmd_arena(args):
     from flipnet.arena import format_table, tournament
+    from flipnet.atomic import check_writable, write_text
 
     game = _configured_game(args)
     names = [n.strip() for n in args.agents.split(",") if n.strip()]
@@ -411,15 +429,39 @@ def cmd_arena(args):
         raise FlipnetError(f"--agents needs at least two different agents, got {args.agents!r}")
     if args.matches < 1:
         raise FlipnetError(f"--matches must be at least 1, got {args.matches}")
+    if args.out:
+        check_writable(args.out)
     agents = {n: _agent(n, game, args) for n in names}
     table = tournament(game, agents, args.matches, args.seed)
+    record = {"game": game.name, "rule": game.rule, "start": game.format(game.start),
+              "matches": args.matches, "seed": args.seed, "win_rate": table}
+    if args.out:
+        write_text(args.out, json.dumps(record, indent=1) + "\n")
     if args.json:
-        print(json.dumps({"game": game.name, "rule": game.rule, "start": game.format(game.start),
-                          "matches": args.matches, "seed": args.seed, "win_rate": table}))
+        print(json.dumps(record))
         return
     print(f"{game.name} ({game.rule} play) from {game.format(game.start)}: {args.matches} matches "
           f"per pair, alternating who starts")
     print(format_table(table))
+
+
+def cmd_compare(args):
+    from pathlib import Path
+
+    from flipnet import compare, plots
+    from flipnet.atomic import write_text
+
+    rows = compare.compare(compare.load_claims(args.claims), args.results_dir)
+    print(compare.text_table(rows))
+    table = compare.markdown(rows)
+    written = plots.write_all(compare.training_runs(args.results_dir),
+                              compare.class_counts(args.data_dir), args.figures)
+    write_text(args.out, table)
+    print(f"\nwrote {args.out}" + "".join(f", {p}" for p in written))
+    if args.readme:
+        readme = Path(args.readme)
+        write_text(readme, compare.replace_block(readme.read_text(), table))
+        print(f"updated the compare table in {readme}")
 
 
 def cmd_train_es(args):

@@ -108,12 +108,15 @@ def cli(*args, stdin=""):
                           capture_output=True, text=True, timeout=120)
 
 
-def test_arena_json():
-    proc = cli("arena", "nim", "--misere", "--agents", "random,optimal,nimsum", "--matches", "20", "--json")
+def test_arena_json(tmp_path):
+    out = tmp_path / "arena.json"
+    proc = cli("arena", "nim", "--misere", "--agents", "random,optimal,nimsum", "--matches", "20", "--json",
+               "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["win_rate"]["optimal"]["random"] >= 0.95 and data["rule"] == "misere"
     assert set(data["win_rate"]) == {"random", "optimal", "nimsum"}
+    assert json.loads(out.read_text()) == data  # the file `make compare` reads
 
 
 @pytest.mark.parametrize("args, message", [

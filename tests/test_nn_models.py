@@ -115,3 +115,49 @@ def test_2d_initialisation_follows_the_paper():
         biases.append(v["b0"])
     assert abs(np.std(hidden) - np.sqrt(1 / 60)) < 0.003
     assert abs(np.std(biases) - 1.0) < 0.05
+
+
+def test_adamw_decays_matrices_only():
+    W = pytensor.shared(np.float32([[1.0, -2.0]]), name="W")
+    b = pytensor.shared(np.float32([0.5, 1.0]), name="b")
+    opt = optim.make("adam", [W, b], weight_decay=0.1)
+    zero = [pt.zeros_like(W), pt.zeros_like(b)]
+    new_params, new_state = opt.step([W, b], zero, opt.state, np.float32(0.5))
+    pytensor.function([], [], updates=[(W, new_params[0]), (b, new_params[1]), *zip(opt.state, new_state)])()
+    np.testing.assert_allclose(W.get_value(), [[1.0 * (1 - 0.05), -2.0 * (1 - 0.05)]], rtol=1e-6)
+    np.testing.assert_allclose(b.get_value(), [0.5, 1.0])
+
+
+def test_one_cycle_schedule_warms_up_then_decays():
+    from flipnet.nn.train import SCHEDULES
+
+    rates = [SCHEDULES["onecycle"](1.0, done, 30) for done in range(30)]
+    assert rates[0] == pytest.approx(0.1) and max(rates) == pytest.approx(1.0)
+    peak = rates.index(max(rates))
+    assert peak == 3 and all(a < b for a, b in zip(rates[:peak], rates[1:peak + 1]))
+    assert all(a > b for a, b in zip(rates[peak:], rates[peak + 1:])) and 0 < rates[-1] < 0.01
+
+
+def test_residual_mlp_starts_as_a_shallow_network():
+    model = build("resmlp2d", seed=0)
+    values = model.get_values()
+    assert all(not values[f"W{k}b"].any() for k in range(6))
+    states = pt.vector(dtype="uint32")
+    fn = pytensor.function([states], model.logits(states))
+    isolated = np.uint32(0b10101)  # no two full cells touch: the same as the empty board
+    np.testing.assert_allclose(fn(np.array([isolated, 0], dtype=np.uint32))[0],
+                               fn(np.array([0], dtype=np.uint32))[0], atol=1e-6)
+
+
+def test_tta_predictor_averages_over_symmetries():
+    from flipnet.nn.compile import Predictor
+    from flipnet.symmetry import Symmetries
+
+    model = build("mlp2d", seed=3)
+    sym = Symmetries(5, 5)
+    states = np.random.default_rng(0).integers(0, 1 << 25, size=50).astype(np.uint32)
+    s = pt.vector(dtype="uint32")
+    probs = pytensor.function([s], pt.special.softmax(model.logits(s), axis=-1))
+    expected = np.argmax(sum(probs(sym.image(states, g)) for g in range(8)), axis=-1)
+    assert np.array_equal(Predictor(model, symmetries=sym)(states), expected)
+    assert np.array_equal(Predictor(model)(states), np.argmax(probs(states), axis=-1))

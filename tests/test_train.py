@@ -69,11 +69,16 @@ def test_results_json(tmp_path, tiny):
 
 
 @pytest.mark.usefixtures("py_mode")
-def test_resume_continues_to_the_same_result(tmp_path, tiny):
+@pytest.mark.parametrize("settings", [
+    {"optimizer": "momentum"},
+    # the draws of the augmentation come from the checkpointed generator too
+    {"optimizer": "adam", "weight_decay": 0.01, "augment": "symmetry", "tta": True, "shuffle": "epoch"},
+])
+def test_resume_continues_to_the_same_result(tmp_path, tiny, settings):
     data, _ = tiny
-    straight = train(config(tmp_path / "a", data, epochs=6, optimizer="momentum"), log=quiet)
-    train(config(tmp_path / "b", data, epochs=3, optimizer="momentum"), log=quiet)
-    resumed = train(config(tmp_path / "b", data, epochs=6, optimizer="momentum"), resume=True, log=quiet)
+    straight = train(config(tmp_path / "a", data, epochs=6, **settings), log=quiet)
+    train(config(tmp_path / "b", data, epochs=3, **settings), log=quiet)
+    resumed = train(config(tmp_path / "b", data, epochs=6, **settings), resume=True, log=quiet)
     strip = lambda curve: [{k: v for k, v in c.items() if k != "seconds"} for c in curve]  # noqa: E731
     assert strip(resumed["curve"]) == strip(straight["curve"])
     a, _ = load_npz(tmp_path / "a" / "results" / "conv1d.npz")
@@ -151,3 +156,23 @@ def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
     same = [np.array_equal(seen[0], s) for s in seen[1:]]
     assert all(same) if shuffle == "once" else not any(same)
     assert sorted(seen[0].ravel().tolist()) != seen[0].ravel().tolist()  # shuffled, not in state order
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_an_epoch_in_chunks_makes_the_same_updates():
+    from flipnet.nn import models, optim
+    from flipnet.nn.compile import epoch_function, run_epoch
+
+    rng = np.random.default_rng(3)
+    states = rng.integers(0, 1 << 8, size=(7, 4)).astype(np.uint32)
+    labels = rng.integers(0, 3, size=(7, 4))
+    lr = np.float32(0.1)
+    finals, losses = [], []
+    for chunk in (7, 3):  # one call, then calls of 3 + 3 + 1 batches
+        model = models.build("conv1d", 0, 1, 8)
+        adam = optim.make("adam", model.params)
+        losses.append(run_epoch(epoch_function(model, adam), states, labels, lr, chunk=chunk))
+        finals.append(model.get_values())
+    for name in finals[0]:
+        np.testing.assert_allclose(finals[1][name], finals[0][name], rtol=1e-6, atol=1e-7)
+    assert losses[1] == pytest.approx(losses[0], rel=1e-6)

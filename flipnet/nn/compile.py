@@ -63,16 +63,37 @@ def step_function(model, optimizer):
 
 
 class Predictor:
-    """Predicted classes of any number of states, in large compiled batches."""
+    """Predicted classes of any number of states, in large compiled batches.
 
-    def __init__(self, model, chunk=1 << 16):
+    With `symmetries`, the class is the argmax of the softmax averaged over every image
+    of the state under the board's symmetries (which all share its nim-value).
+    """
+
+    def __init__(self, model, chunk=1 << 16, symmetries=None):
         states = pt.vector("states", dtype="uint32")
-        self._fn = pytensor.function([states], pt.argmax(model.logits(states), axis=-1))
-        self.chunk = chunk
+        logits = model.logits(states)
+        if symmetries is None:
+            self._fn = pytensor.function([states], pt.argmax(logits, axis=-1))
+        else:
+            self._fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
+        self.chunk, self.symmetries = chunk, symmetries
+
+    @classmethod
+    def as_trained(cls, model, meta):
+        """The predictor a saved model was evaluated with (symmetry averaging or not)."""
+        from flipnet.symmetry import Symmetries
+
+        tta = meta.get("config", {}).get("tta", False)
+        return cls(model, symmetries=Symmetries(model.rows, model.cols) if tta else None)
 
     def __call__(self, states):
         states = np.asarray(states, dtype=np.uint32)
         out = np.empty(states.size, dtype=np.int64)
         for i in range(0, states.size, self.chunk):
-            out[i:i + self.chunk] = self._fn(states[i:i + self.chunk])
+            part = states[i:i + self.chunk]
+            if self.symmetries is None:
+                out[i:i + self.chunk] = self._fn(part)
+            else:
+                probs = sum(self._fn(self.symmetries.image(part, g)) for g in range(len(self.symmetries)))
+                out[i:i + self.chunk] = np.argmax(probs, axis=-1)
         return out

@@ -47,12 +47,29 @@ def tanh(x):
     return y + (x - disconnected_grad(x)) * disconnected_grad(1 - y * y)
 
 
-ACTIVATIONS = {"tanh": tanh, "sigmoid": pt.sigmoid, "linear": lambda z: z}
+ACTIVATIONS = {"tanh": tanh, "sigmoid": pt.sigmoid, "relu": lambda z: pt.maximum(z, 0),
+               "linear": lambda z: z}
 
 
 def dense(x, W, b, activation="linear"):
     """activation(W^T x + b) for a batch of columns x (n_in, batch) -> (n_out, batch)."""
     return ACTIVATIONS[activation](pt.dot(W.T, x) + b[:, None])
+
+
+def layer_norm(x, gain, bias, eps=1e-5):
+    """Each column (one example) shifted and scaled to mean 0 and variance 1 over its
+    features, then scaled by `gain` and shifted by `bias` per feature."""
+    centred = x - pt.mean(x, axis=0, keepdims=True)
+    variance = pt.mean(centred * centred, axis=0, keepdims=True)
+    return centred / pt.sqrt(variance + eps) * gain[:, None] + bias[:, None]
+
+
+def live_cells(x, adjacency):
+    """x with every full cell that has no full neighbour cleared: such a cell can never be
+    part of a move, so the position's value does not depend on it. `adjacency` is the
+    (cells, cells) 0/1 matrix of the board."""
+    neighbours = pt.dot(pt.constant(adjacency.astype(x.dtype)), x)
+    return x * pt.gt(neighbours, 0)
 
 
 def correlation_layout(rows, cols, shapes, maps=1):

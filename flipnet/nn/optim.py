@@ -35,11 +35,14 @@ class Momentum:
 
 
 class Adam:
-    """Adam (Kingma and Ba) with bias correction; state: step count, first and second moments."""
+    """Adam (Kingma and Ba) with bias correction; state: step count, first and second moments.
+    With `weight_decay` it is AdamW: every weight matrix also shrinks by lr * decay per step
+    (decoupled from the gradient; vectors such as biases and gains are left alone)."""
     name = "adam"
 
-    def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8):
+    def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0):
         self.b1, self.b2, self.eps = np.float32(beta1), np.float32(beta2), np.float32(eps)
+        self.decay = np.float32(weight_decay)
         self.state = [pytensor.shared(np.zeros((), dtype=FLOAT), name="t")]
         for p in params:
             self.state.append(pytensor.shared(np.zeros_like(p.get_value()), name=f"m_{p.name}"))
@@ -52,7 +55,10 @@ class Adam:
         for p, g, m, s in zip(params, grads, state[1::2], state[2::2]):
             m = self.b1 * m + (1 - self.b1) * g
             s = self.b2 * s + (1 - self.b2) * g * g
-            new_params.append(p - rate * m / (pt.sqrt(s) + self.eps))
+            step = rate * m / (pt.sqrt(s) + self.eps)
+            if self.decay and p.ndim > 1:
+                step = step + lr * self.decay * p
+            new_params.append(p - step)
             new_state += [m, s]
         return new_params, new_state
 
@@ -60,7 +66,11 @@ class Adam:
 OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
 
 
-def make(name, params, momentum=0.9):
+def make(name, params, momentum=0.9, weight_decay=0.0):
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}: choose from {', '.join(OPTIMIZERS)}")
-    return Momentum(params, momentum) if name == "momentum" else OPTIMIZERS[name](params)
+    if name == "momentum":
+        return Momentum(params, momentum)
+    if name == "adam":
+        return Adam(params, weight_decay=weight_decay)
+    return OPTIMIZERS[name](params)

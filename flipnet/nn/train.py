@@ -25,6 +25,7 @@ from flipnet.nn.metrics import confusion, error_rate, per_class_error
 from flipnet.nn.models import MODELS, build, protocol
 from flipnet.nn.store import load_npz, save_model, save_npz
 from flipnet.progress import bar
+from flipnet.symmetry import Symmetries
 
 
 @dataclass
@@ -37,10 +38,13 @@ class TrainConfig:
     batch: int
     optimizer: str = "sgd"
     momentum: float = 0.9
-    schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * done / epochs)) / 2 per epoch
+    weight_decay: float = 0.0  # adam only: AdamW's decoupled decay of weight matrices
+    schedule: str = "constant"  # or "cosine", "onecycle" (see SCHEDULES)
     shuffle: str = "epoch"  # "epoch": a new order every epoch; "once": one order for the whole run
     seed: int = 2016
     patience: int = 0  # stop after this many epochs without a better validation error; 0: never
+    augment: str = "none"  # or "symmetry": each epoch, every state moved by a random board symmetry
+    tta: bool = False  # predict by averaging over the board's symmetries
     name: str = ""  # the run's file names; default: the model name
     results_dir: str = "results"
 
@@ -65,6 +69,10 @@ class TrainConfig:
             raise FlipnetError(f"unknown shuffle {self.shuffle!r}: choose from epoch, once")
         if self.schedule not in SCHEDULES:
             raise FlipnetError(f"unknown schedule {self.schedule!r}: choose from {', '.join(SCHEDULES)}")
+        if self.augment not in ("none", "symmetry"):
+            raise FlipnetError(f"unknown augment {self.augment!r}: choose from none, symmetry")
+        if self.weight_decay < 0:
+            raise FlipnetError(f"--weight-decay must not be negative, got {self.weight_decay}")
         if self.optimizer not in optim.OPTIMIZERS:
             raise FlipnetError(f"unknown optimizer {self.optimizer!r}: choose from {', '.join(optim.OPTIMIZERS)}")
 
@@ -72,9 +80,19 @@ class TrainConfig:
         return Path(self.results_dir) / f"{self.name}{suffix}"
 
 
+def _one_cycle(lr, done, total):
+    """Linear warm-up from lr/10 over the first tenth of the epochs, then a cosine to ~0."""
+    warm = max(1, total // 10)
+    if done < warm:
+        return lr * (0.1 + 0.9 * done / warm)
+    return lr * (1 + np.cos(np.pi * (done - warm) / (total - warm))) / 2
+
+
+# learning rate of the epoch after `done` of `total`, from the base rate `lr`
 SCHEDULES = {
     "constant": lambda lr, done, total: lr,
     "cosine": lambda lr, done, total: lr * (1 + np.cos(np.pi * done / total)) / 2,
+    "onecycle": _one_cycle,
 }
 
 
@@ -86,7 +104,8 @@ def train(config, resume=False, log=print):
     started = time.perf_counter()
     split = read_split(config.data, config.bucket)
     model = _build_for(config, split)
-    optimizer = optim.make(config.optimizer, model.params, config.momentum)
+    optimizer = optim.make(config.optimizer, model.params, config.momentum, config.weight_decay)
+    symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
     run = _Run.fresh(config, model)
     if resume and config.path(".ckpt.npz").exists():
         run = _Run.resume(config, model, optimizer)
@@ -98,7 +117,7 @@ def train(config, resume=False, log=print):
     n_batches = train_states.size // config.batch
     if n_batches == 0:
         raise FlipnetError(f"batch {config.batch} is larger than the {train_states.size} training states")
-    predict = Predictor(model)
+    predict = Predictor(model, symmetries=symmetries if config.tta else None)
     epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
     schedule = SCHEDULES[config.schedule]
     # --shuffle once: one order for the run, drawn from a generator seeded like the model's
@@ -111,9 +130,12 @@ def train(config, resume=False, log=print):
             while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
                 order = fixed_order if config.shuffle == "once" else run.rng.permutation(train_states.size)
                 order = order[:n_batches * config.batch]
+                states = train_states[order]
+                if config.augment == "symmetry":
+                    states = symmetries.random_images(states, run.rng)
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
                 tick = time.perf_counter()
-                loss = run_epoch(epoch_fn, train_states[order].reshape(n_batches, -1),
+                loss = run_epoch(epoch_fn, states.reshape(n_batches, -1),
                                  train_labels[order].reshape(n_batches, -1), lr)
                 seconds = time.perf_counter() - tick
                 valid_error = error_rate(predict(split.valid[0]), split.valid[1])

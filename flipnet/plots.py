@@ -1,0 +1,103 @@
+"""PNG figures for `flipnet compare`: learning curves, confusion matrices, class balance.
+
+matplotlib draws off-screen (the Agg backend), so no display is needed.
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+from flipnet.atomic import atomic_path
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _save(fig, path):
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+
+
+def learning_curves(runs, path):
+    """Validation error per epoch of every run, one panel per dataset (1D, 2D)."""
+    plt = _pyplot()
+    groups = {"1D (length 20)": [], "2D (5x5)": []}
+    for name, result in sorted(runs.items()):
+        board = "1D (length 20)" if "flip1d" in result["config"]["data"] else "2D (5x5)"
+        groups[board].append((name, result))
+    groups = {k: v for k, v in groups.items() if v}
+    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.2), squeeze=False)
+    for ax, (title, members) in zip(axes[0], groups.items()):
+        for name, result in members:
+            epochs = [c["epoch"] for c in result["curve"]]
+            errors = [100 * c["valid_error"] for c in result["curve"]]
+            ax.plot(epochs, errors, label=f"{name} (test {100 * result['test_error']:.2f}%)", lw=1.2)
+        ax.set_yscale("log")
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("validation error (%)")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def confusion_matrices(runs, path):
+    """Test-set confusion matrix of every run (rows: true value, columns: predicted),
+    shaded by the fraction of each true class, so rare classes show as clearly as common."""
+    plt = _pyplot()
+    names = sorted(runs)
+    cols = min(3, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 4.0 * rows), squeeze=False)
+    for ax in axes.flat[len(names):]:
+        ax.axis("off")
+    for ax, name in zip(axes.flat, names):
+        counts = np.asarray(runs[name]["confusion"], dtype=float)
+        share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
+        ax.set_title(f"{name}: test {100 * runs[name]['test_error']:.2f}%", fontsize=9)
+        ax.set_xlabel("predicted value")
+        ax.set_ylabel("true value")
+        ticks = np.arange(counts.shape[0])
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def class_distribution(datasets, path):
+    """How many states have each nim-value, per dataset (log scale: the top classes are rare)."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(datasets), figsize=(5.5 * len(datasets), 3.8), squeeze=False)
+    for ax, (title, counts) in zip(axes[0], datasets.items()):
+        values = np.arange(len(counts))
+        ax.bar(values, counts, color="#4477aa")
+        ax.set_yscale("log")
+        ax.set_ylim(top=np.max(counts) * 40)  # room for the labels above the bars
+        ax.set_xticks(values)
+        ax.set_xlabel("nim-value")
+        ax.set_ylabel("states")
+        ax.set_title(f"{title}: {int(np.sum(counts)):,} states")
+        for v, c in zip(values, counts):
+            ax.text(v, c, f"{int(c):,}", ha="center", va="bottom", fontsize=7, rotation=90)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def write_all(runs, datasets, out_dir):
+    """Every figure into out_dir; the paths written."""
+    out_dir = Path(out_dir)
+    written = []
+    if runs:
+        learning_curves(runs, out_dir / "learning-curves.png")
+        confusion_matrices(runs, out_dir / "confusion.png")
+        written += [out_dir / "learning-curves.png", out_dir / "confusion.png"]
+    if datasets:
+        class_distribution(datasets, out_dir / "class-distribution.png")
+        written.append(out_dir / "class-distribution.png")
+    return written

@@ -1,0 +1,129 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from flipnet import compare
+from flipnet.cli import main
+from flipnet.errors import FlipnetError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("rule, ours, paper, expected", [
+    ("at_most", 0.0059, 0.006, True), ("at_most", 0.0061, 0.006, False),
+    ("at_least", 0.95, 0.95, True), ("at_least", 0.94, 0.95, False),
+    ("above", 0.51, 0.5, True), ("above", 0.5, 0.5, False),
+    ("equal", 55664, 55664, True), ("equal", 55663, 55664, False),
+])
+def test_verdict_rules(rule, ours, paper, expected):
+    result = compare.verdict(rule, ours, paper)
+    assert result == (compare.REPRODUCED if expected else compare.NOT_REPRODUCED)
+
+
+def test_about_and_no_better_than_use_the_tolerance():
+    assert compare.verdict("about", 0.79, 0.70, tolerance=0.1) == compare.REPRODUCED
+    assert compare.verdict("about", 0.81, 0.70, tolerance=0.1) == compare.NOT_REPRODUCED
+    # the conv net is "no meaningful improvement" unless it beats the MLP by more than 1 point
+    assert compare.verdict("no_better_than", 0.095, baseline=0.10, tolerance=0.01) == compare.REPRODUCED
+    assert compare.verdict("no_better_than", 0.085, baseline=0.10, tolerance=0.01) == compare.NOT_REPRODUCED
+    with pytest.raises(FlipnetError, match="unknown comparison rule 'nearly'"):
+        compare.verdict("nearly", 1, 1)
+
+
+def test_read_field_walks_keys_with_dots_and_spaces(tmp_path):
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"flip 5x5 (2^25 states)": {"flipnet_seconds": 0.9},
+                                "win_rate": {"es": {"random": 0.99}}, "diff": [3, 5]}))
+    assert compare.read_field(path, "flip 5x5 (2^25 states).flipnet_seconds") == 0.9
+    assert compare.read_field(path, "win_rate.es.random") == 0.99
+    assert compare.read_field(path, "diff", count=True) == 2
+    with pytest.raises(FlipnetError, match="no field 'win_rate.es.optimal'"):
+        compare.read_field(path, "win_rate.es.optimal")
+
+
+def claim(**overrides):
+    base = {"id": "mlp2d", "claim": "2D MLP", "paper": 0.10, "paper_text": "below 10%",
+            "rule": "at_most", "format": "percent", "command": "make train-2d",
+            "measure": {"file": "mlp2d.json", "field": "test_error"}}
+    return {**base, **overrides}
+
+
+def test_missing_result_is_reported_with_its_command(tmp_path):
+    [row] = compare.compare([claim()], tmp_path)
+    assert row.ours is None and row.verdict == compare.MISSING
+    assert "mlp2d.json missing: run `make train-2d`" in row.missing
+    assert "| 2D MLP | below 10% | - | not run yet |" in compare.markdown([row])
+
+
+def test_measured_result_gets_a_verdict_and_the_spread_over_seeds(tmp_path):
+    (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.0950}))
+    for seed, error in ((1, 0.09), (2, 0.11), (3, 0.10)):
+        (tmp_path / f"mlp2d-fast-seed{seed}.json").write_text(json.dumps({"test_error": error}))
+    seeds = {"files": "mlp2d-fast-seed*.json", "field": "test_error", "recipe": "fast"}
+    [row] = compare.compare([claim(seeds=seeds)], tmp_path)
+    assert row.ours == 0.095 and row.verdict == compare.REPRODUCED
+    assert row.spread["n"] == 3
+    assert row.spread["mean"] == pytest.approx(0.10) and row.spread["max"] == 0.11
+    table = compare.markdown([row])
+    assert "| 2D MLP | below 10% | 9.50% | reproduced |" in table
+    assert "3 runs (fast): mean 10.00%" in table
+
+
+def test_baseline_claim_needs_both_files(tmp_path):
+    conv = claim(rule="no_better_than", tolerance=0.01, measure={"file": "conv.json", "field": "test_error"},
+                 baseline={"file": "mlp2d.json", "field": "test_error"})
+    (tmp_path / "conv.json").write_text(json.dumps({"test_error": 0.08}))
+    [row] = compare.compare([conv], tmp_path)
+    assert row.verdict == compare.MISSING and "mlp2d.json missing (the baseline)" in row.missing
+    (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.10}))
+    [row] = compare.compare([conv], tmp_path)
+    assert row.verdict == compare.NOT_REPRODUCED  # 2 points better: a meaningful improvement
+
+
+def test_the_paper_claims_file_is_complete():
+    claims = compare.load_claims(ROOT / "data" / "paper.json")
+    ids = {c["id"] for c in claims}
+    assert {"conv1d", "fc1d", "mlp2d", "logreg2d", "convmlp2d", "gridnim-winning", "gridnim-losing",
+            "gridnim-full", "dp-time", "nim-perceptron", "nimsum-vs-random", "es-vs-random"} <= ids
+    for c in claims:
+        assert c["source"] and c["rule"] in ("at_most", "at_least", "above", "equal", "about", "no_better_than")
+
+
+def test_gridnim_facts_are_computed_exactly():
+    assert compare.COMPUTED["gridnim4_winning"]() + compare.COMPUTED["gridnim4_losing"]() == 1 << 16
+    assert compare.COMPUTED["gridnim4_full_board_wins"]() == 0
+
+
+def test_bad_claims_file_is_one_line_error(tmp_path, capsys):
+    bad = tmp_path / "paper.json"
+    bad.write_text(json.dumps({"claims": [{"id": "x", "claim": "y"}]}))
+    assert main(["compare", "--claims", str(bad), "--results-dir", str(tmp_path)]) == 2
+    assert "claim 1 has no 'rule'" in capsys.readouterr().err
+
+
+def test_replace_block():
+    text = "intro\n<!-- compare:start -->\nold\n<!-- compare:end -->\nrest\n"
+    assert compare.replace_block(text, "new\n") == "intro\n<!-- compare:start -->\nnew\n<!-- compare:end -->\nrest\n"
+    with pytest.raises(FlipnetError, match="no <!-- compare:start -->"):
+        compare.replace_block("no markers", "new")
+
+
+def test_compare_command_writes_table_and_plots(tmp_path, capsys):
+    run = {"config": {"data": "data/flip2d.h5"}, "test_error": 0.2, "curve": [
+        {"epoch": 1, "valid_error": 0.5}, {"epoch": 2, "valid_error": 0.3}], "confusion": [[5, 1], [2, 7]]}
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "mlp2d.json").write_text(json.dumps(run))
+    readme = tmp_path / "README.md"
+    readme.write_text("x\n<!-- compare:start -->\n<!-- compare:end -->\n")
+    out, figures = tmp_path / "compare.md", tmp_path / "figures"
+    assert main(["compare", "--claims", str(ROOT / "data" / "paper.json"), "--results-dir", str(results),
+                 "--data-dir", str(tmp_path), "--out", str(out), "--figures", str(figures),
+                 "--readme", str(readme)]) == 0
+    assert "| 2D MLP (25, 300, 60, 10) on 5x5: test error | slightly below 10% | 20.00% | not reproduced |" \
+        in out.read_text()
+    assert out.read_text() in readme.read_text()
+    for name in ("learning-curves.png", "confusion.png"):
+        assert (figures / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (figures / "class-distribution.png").exists()  # no datasets in --data-dir
