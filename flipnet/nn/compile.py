@@ -15,8 +15,9 @@ from flipnet.nn.layers import mean_cross_entropy
 
 
 def epoch_function(model, optimizer):
-    """f(states[n_batches, batch] uint32, labels[n_batches, batch] int64, lr) -> mean loss."""
-    states = pt.matrix("states", dtype="uint32")
+    """f(inputs[n_batches, batch, *input_shape] uint32, labels[n_batches, batch] int64, lr)
+    -> mean loss. The inputs are states, or whatever `model.prepare` made of them."""
+    states = pt.tensor("states", dtype="uint32", shape=(None,) * (2 + len(model.input_shape)))
     labels = pt.matrix("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
     n_params = len(model.params)
@@ -51,8 +52,8 @@ def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK):
 
 
 def step_function(model, optimizer):
-    """f(states[batch], labels[batch], lr) -> loss: one minibatch per call."""
-    states = pt.vector("states", dtype="uint32")
+    """f(inputs[batch, *input_shape], labels[batch], lr) -> loss: one minibatch per call."""
+    states = pt.tensor("states", dtype="uint32", shape=(None,) * (1 + len(model.input_shape)))
     labels = pt.vector("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
     loss = mean_cross_entropy(model.logits(states), labels)
@@ -70,13 +71,13 @@ class Predictor:
     """
 
     def __init__(self, model, chunk=1 << 16, symmetries=None):
-        states = pt.vector("states", dtype="uint32")
+        states = pt.tensor("states", dtype="uint32", shape=(None,) * (1 + len(model.input_shape)))
         logits = model.logits(states)
         if symmetries is None:
             self._fn = pytensor.function([states], pt.argmax(logits, axis=-1))
         else:
             self._fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
-        self.chunk, self.symmetries = chunk, symmetries
+        self.chunk, self.symmetries, self.prepare = chunk, symmetries, model.prepare
 
     @classmethod
     def as_trained(cls, model, meta):
@@ -88,12 +89,23 @@ class Predictor:
 
     def __call__(self, states):
         states = np.asarray(states, dtype=np.uint32)
+        if self.symmetries is None:
+            return self.on_inputs(states, self.prepare)
         out = np.empty(states.size, dtype=np.int64)
         for i in range(0, states.size, self.chunk):
             part = states[i:i + self.chunk]
-            if self.symmetries is None:
-                out[i:i + self.chunk] = self._fn(part)
-            else:
-                probs = sum(self._fn(self.symmetries.image(part, g)) for g in range(len(self.symmetries)))
-                out[i:i + self.chunk] = np.argmax(probs, axis=-1)
+            probs = sum(self._fn(self.prepare(self.symmetries.image(part, g)))
+                        for g in range(len(self.symmetries)))
+            out[i:i + self.chunk] = np.argmax(probs, axis=-1)
+        return out
+
+    def on_inputs(self, inputs, prepare=None):
+        """Classes of inputs already made by `model.prepare` (or made here by `prepare`):
+        the trainer prepares the validation set once instead of every epoch."""
+        if self.symmetries is not None:
+            raise ValueError("a symmetry-averaging predictor needs the states themselves")
+        out = np.empty(len(inputs), dtype=np.int64)
+        for i in range(0, len(inputs), self.chunk):
+            part = inputs[i:i + self.chunk]
+            out[i:i + self.chunk] = self._fn(prepare(part) if prepare else part)
         return out

@@ -25,13 +25,22 @@ def register(name, **protocol):
 
 
 class Model:
-    """Named parameters (shared variables) and a forward function of (x, params dict)."""
+    """Named parameters (shared variables) and a forward function of (x, params dict).
+
+    `prepare` turns state integers into the model's input rows (by default the states
+    themselves); `input_shape` is the shape of one row (() for a bare state integer).
+    """
+
+    input_shape = ()
 
     def __init__(self, name, rows, cols, n_classes, init, forward):
         self.name, self.rows, self.cols, self.n_classes = name, rows, cols, n_classes
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self._forward = forward
+
+    def prepare(self, states):
+        return np.asarray(states, dtype=np.uint32)
 
     @property
     def n_cells(self):
@@ -230,3 +239,65 @@ def residual_mlp(name, rng, rows, cols, n_classes, width, blocks):
                          "augment": "symmetry", "tta": True, "weight_decay": 0.0})
 def resmlp2d(rng, rows, cols, n_classes=10):
     return residual_mlp("resmlp2d", rng, rows, cols, n_classes, width=128, blocks=6)
+
+
+class ComponentModel(Model):
+    """A model whose input rows are the canonical live components of a position."""
+
+    def __init__(self, name, rows, cols, n_classes, init, forward, slots):
+        super().__init__(name, rows, cols, n_classes, init, forward)
+        from flipnet.components import Components
+
+        self.components, self.slots = Components(rows, cols), slots
+        self.input_shape = (slots,)
+
+    def prepare(self, states):
+        return self.components.encode(states, self.slots)
+
+    def logits(self, inputs, params=None):
+        return self._forward(inputs, dict(zip(self.names, params or self.params))).T
+
+
+def _walsh_hadamard(n):
+    """The n x n Walsh-Hadamard matrix: entry (s, v) is (-1)^popcount(s & v)."""
+    s, v = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    parity = np.vectorize(lambda x: bin(x).count("1") & 1)(s & v)
+    return 1.0 - 2.0 * parity
+
+
+@register("xornet2d", **{**PROTOCOL_2D, "optimizer": "adam", "lr": 0.002, "batch": 256,
+                         "epochs": 30, "schedule": "onecycle", "shuffle": "epoch"})
+def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None):
+    """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
+    its live components' values. One MLP reads each canonical component (see
+    flipnet.components) and gives a distribution over values 0..15; the position's
+    distribution is the XOR-convolution of its components', computed exactly as a
+    product in the Walsh-Hadamard domain. Empty slots count as value 0. The network
+    still has to learn every shape's value, from positions' values only."""
+    n = rows * cols
+    # 6 for 5x5: the most any 5x5 position has (checked over all 2^25); else n/3 rounded up
+    slots = slots or (6 if (rows, cols) == (5, 5) else -(-n // 3))
+    sizes = [n, *widths, n_classes]
+    init = {}
+    for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        init[f"W{k}"] = normal(rng, np.sqrt(2 / n_in), (n_in, n_out))
+        init[f"b{k}"] = np.zeros(n_out)
+    hadamard = pt.constant(_walsh_hadamard(n_classes).astype(FLOAT))
+
+    def forward(inputs, p):
+        batch = inputs.shape[0]
+        x = decode_bits(inputs.reshape((-1,)), n)  # (cells, batch * slots)
+        for k in range(len(sizes) - 1):
+            x = dense(x, p[f"W{k}"], p[f"b{k}"], "relu" if k < len(sizes) - 2 else "linear")
+        shifted = x - pt.max(x, axis=0, keepdims=True)
+        probs = pt.exp(shifted) / pt.sum(pt.exp(shifted), axis=0, keepdims=True)
+        spectrum = pt.dot(hadamard, probs)  # (values, batch * slots)
+        empty = pt.eq(inputs.reshape((-1,)), 0)[None, :]
+        spectrum = pt.switch(empty, np.float32(1), spectrum).reshape((n_classes, batch, slots))
+        product = spectrum[:, :, 0]
+        for k in range(1, slots):
+            product = product * spectrum[:, :, k]
+        position = pt.dot(hadamard, product) / np.float32(n_classes)
+        return pt.log(pt.maximum(position, np.float32(1e-7)))  # log-probabilities as logits
+
+    return ComponentModel("xornet2d", rows, cols, n_classes, init, forward, slots)

@@ -114,31 +114,38 @@ def train(config, resume=False, log=print):
         log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
 
     train_states, train_labels = split.train[0], split.train[1].astype(np.int64)
-    n_batches = train_states.size // config.batch
+    if config.augment == "none":  # else the states change every epoch, and so their inputs
+        train_states = model.prepare(train_states)
+    n_batches = len(train_states) // config.batch
     if n_batches == 0:
-        raise FlipnetError(f"batch {config.batch} is larger than the {train_states.size} training states")
+        raise FlipnetError(f"batch {config.batch} is larger than the {len(train_states)} training states")
     predict = Predictor(model, symmetries=symmetries if config.tta else None)
+    if config.tta:
+        validate = lambda: predict(split.valid[0])  # noqa: E731
+    else:
+        valid_inputs = model.prepare(split.valid[0])
+        validate = lambda: predict.on_inputs(valid_inputs)  # noqa: E731
     epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
     schedule = SCHEDULES[config.schedule]
     # --shuffle once: one order for the run, drawn from a generator seeded like the model's
     # initialisation (the reference run of `make train-1d` was made with exactly this order)
-    fixed_order = np.random.default_rng(config.seed).permutation(train_states.size) \
+    fixed_order = np.random.default_rng(config.seed).permutation(len(train_states)) \
         if config.shuffle == "once" else None
 
     with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress:
         try:
             while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                order = fixed_order if config.shuffle == "once" else run.rng.permutation(train_states.size)
+                order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(train_states))
                 order = order[:n_batches * config.batch]
                 states = train_states[order]
                 if config.augment == "symmetry":
-                    states = symmetries.random_images(states, run.rng)
+                    states = model.prepare(symmetries.random_images(states, run.rng))
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
                 tick = time.perf_counter()
-                loss = run_epoch(epoch_fn, states.reshape(n_batches, -1),
+                loss = run_epoch(epoch_fn, states.reshape(n_batches, config.batch, *model.input_shape),
                                  train_labels[order].reshape(n_batches, -1), lr)
                 seconds = time.perf_counter() - tick
-                valid_error = error_rate(predict(split.valid[0]), split.valid[1])
+                valid_error = error_rate(validate(), split.valid[1])
                 run.record(model, loss, valid_error, seconds)
                 run.save(config, model, optimizer, time.perf_counter() - started)
                 progress.update()
