@@ -74,9 +74,14 @@ train-2d: data/flip2d.h5
 
 # The faster 2D recipe: the same MLP and split, SGD at 2.5x the rate with a cosine decay to
 # zero over 80 epochs, a new order every epoch.
-FAST_2D := mlp2d --lr 0.05 --schedule cosine --shuffle epoch --epochs 80
+FAST_2D_RECIPE := --lr 0.05 --schedule cosine --shuffle epoch --epochs 80
+FAST_2D := mlp2d $(FAST_2D_RECIPE)
 train-2d-fast: data/flip2d.h5
 	$(TRAIN) $(FAST_2D) --out mlp2d-fast
+
+# The conv block + MLP of the paper under the fast recipe (compare it with train-2d-fast).
+train-2d-conv: data/flip2d.h5
+	$(TRAIN) convmlp2d $(FAST_2D_RECIPE)
 
 # Beyond the paper: the XOR-of-components network (see README), ~30 epochs.
 train-2d-best: data/flip2d.h5
