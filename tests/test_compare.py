@@ -127,3 +127,11 @@ def test_compare_command_writes_table_and_plots(tmp_path, capsys):
     for name in ("learning-curves.png", "confusion.png"):
         assert (figures / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not (figures / "class-distribution.png").exists()  # no datasets in --data-dir
+
+
+def test_a_target_of_flipnets_own_gets_its_own_verdict_words(tmp_path):
+    target = claim(paper=0.02, verdicts=["target met", "target not met"])
+    (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.019}))
+    assert compare.compare([target], tmp_path)[0].verdict == "target met"
+    (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.021}))
+    assert compare.compare([target], tmp_path)[0].verdict == "target not met"

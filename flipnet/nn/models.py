@@ -265,9 +265,19 @@ def _walsh_hadamard(n):
     return 1.0 - 2.0 * parity
 
 
-@register("xornet2d", **{**PROTOCOL_2D, "optimizer": "adam", "lr": 0.002, "batch": 256,
-                         "epochs": 30, "schedule": "onecycle", "shuffle": "epoch"})
-def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None):
+XORNET_TRAINING = {"optimizer": "adam", "lr": 0.002, "batch": 256, "epochs": 30,
+                   "schedule": "onecycle", "shuffle": "epoch"}
+
+
+@register("xornet1d", **{**PROTOCOL_1D, **XORNET_TRAINING, "epochs": 20})
+def xornet1d(rng, rows, cols):
+    """The XOR-of-components network on strings: its components are runs of ones."""
+    _one_row("xornet1d", rows)
+    return xornet2d(rng, rows, cols, name="xornet1d")
+
+
+@register("xornet2d", **{**PROTOCOL_2D, **XORNET_TRAINING})
+def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name="xornet2d"):
     """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
     its live components' values. One MLP reads each canonical component (see
     flipnet.components) and gives a distribution over values 0..15; the position's
@@ -300,4 +310,4 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None):
         position = pt.dot(hadamard, product) / np.float32(n_classes)
         return pt.log(pt.maximum(position, np.float32(1e-7)))  # log-probabilities as logits
 
-    return ComponentModel("xornet2d", rows, cols, n_classes, init, forward, slots)
+    return ComponentModel(name, rows, cols, n_classes, init, forward, slots)

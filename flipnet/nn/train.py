@@ -120,11 +120,7 @@ def train(config, resume=False, log=print):
     if n_batches == 0:
         raise FlipnetError(f"batch {config.batch} is larger than the {len(train_states)} training states")
     predict = Predictor(model, symmetries=symmetries if config.tta else None)
-    if config.tta:
-        validate = lambda: predict(split.valid[0])  # noqa: E731
-    else:
-        valid_inputs = model.prepare(split.valid[0])
-        validate = lambda: predict.on_inputs(valid_inputs)  # noqa: E731
+    valid_inputs = None if config.tta else model.prepare(split.valid[0])  # prepared once
     epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
     schedule = SCHEDULES[config.schedule]
     # --shuffle once: one order for the run, drawn from a generator seeded like the model's
@@ -145,7 +141,8 @@ def train(config, resume=False, log=print):
                 loss = run_epoch(epoch_fn, states.reshape(n_batches, config.batch, *model.input_shape),
                                  train_labels[order].reshape(n_batches, -1), lr)
                 seconds = time.perf_counter() - tick
-                valid_error = error_rate(validate(), split.valid[1])
+                predicted = predict(split.valid[0]) if config.tta else predict.on_inputs(valid_inputs)
+                valid_error = error_rate(predicted, split.valid[1])
                 run.record(model, loss, valid_error, seconds)
                 run.save(config, model, optimizer, time.perf_counter() - started)
                 progress.update()
