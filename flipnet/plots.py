@@ -17,6 +17,12 @@ def _pyplot():
     return plt
 
 
+def _label(name, result):
+    """The run's name, and its model's when the name does not say it."""
+    model = result.get("model", name)
+    return name if name.startswith(model) else f"{name} ({model})"
+
+
 def _save(fig, path):
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
@@ -35,8 +41,11 @@ def learning_curves(runs, path):
         for name, result in members:
             epochs = [c["epoch"] for c in result["curve"]]
             errors = [100 * c["valid_error"] for c in result["curve"]]
-            ax.plot(epochs, errors, label=f"{name} (test {100 * result['test_error']:.2f}%)", lw=1.2)
-        ax.set_yscale("log")
+            ax.plot(epochs, errors, label=f"{_label(name, result)}: test {100 * result['test_error']:.2f}%", lw=1.2)
+        # log scale down to 0.1%, linear below it, so runs that reach 0 still show
+        ax.set_yscale("symlog", linthresh=0.1, linscale=0.5)
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("epoch")
         ax.set_ylabel("validation error (%)")
         ax.set_title(title)
@@ -56,11 +65,15 @@ def confusion_matrices(runs, path):
     fig, axes = plt.subplots(rows, cols, figsize=(4.3 * cols, 4.0 * rows), squeeze=False)
     for ax in axes.flat[len(names):]:
         ax.axis("off")
+    fig.subplots_adjust(hspace=0.35, wspace=0.3)
     for ax, name in zip(axes.flat, names):
         counts = np.asarray(runs[name]["confusion"], dtype=float)
+        used = np.flatnonzero(counts.sum(axis=0) + counts.sum(axis=1))
+        top = int(used.max()) + 1 if used.size else 1
+        counts = counts[:top, :top]  # classes no state has and no prediction used
         share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
         ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
-        ax.set_title(f"{name}: test {100 * runs[name]['test_error']:.2f}%", fontsize=9)
+        ax.set_title(f"{_label(name, runs[name])}: test {100 * runs[name]['test_error']:.2f}%", fontsize=9)
         ax.set_xlabel("predicted value")
         ax.set_ylabel("true value")
         ticks = np.arange(counts.shape[0])
