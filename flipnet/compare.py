@@ -5,6 +5,7 @@ written by a make target, or an exact fact computed here. A missing file is repo
 missing, with the command that would produce it; nothing is guessed.
 """
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +17,13 @@ from flipnet.errors import FlipnetError
 REPRODUCED, NOT_REPRODUCED, MISSING = "reproduced", "not reproduced", "not run yet"
 
 
+@functools.lru_cache(maxsize=1)
 def _gridnim4():
     """1 where the player to move wins grid Nim 4x4 (misere, 1-3 stones per move)."""
     from flipnet.games import GridNim
     from flipnet.solve import win_table
 
-    return win_table(GridNim(4, 4, misere=True))
+    return win_table(GridNim(4, 4, misere=True))  # solved once for the three facts
 
 
 COMPUTED = {
