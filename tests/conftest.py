@@ -68,14 +68,14 @@ def numeric_grad(f, arrays, eps=1e-6):
     return grads
 
 
-def write_tiny_dataset(path, cols=8, seed=0):
-    """A 1 x cols flip table with a stratified split into a single bucket."""
+def write_tiny_dataset(path, cols=8, seed=0, rows=1):
+    """A rows x cols flip table with a stratified split into a single bucket."""
     from flipnet.data import write_table
     from flipnet.games import FlipGame
     from flipnet.solve import table
     from flipnet.splits import stratified
 
-    game = FlipGame(1, cols)
+    game = FlipGame(rows, cols)
     values = table(game)
     bucket, part = stratified(values, seed=seed, n_buckets=1)
     write_table(path, game, values, (bucket, part, {"protocol": "stratified", "seed": seed,

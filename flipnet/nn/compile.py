@@ -14,21 +14,44 @@ from flipnet.nn import FLOAT
 from flipnet.nn.layers import mean_cross_entropy
 
 
+def training_step(model, optimizer, states, labels, lr, params, state, memory=None):
+    """(loss, new params, new optimizer state, [new memory table] or []) of one minibatch.
+    The optimizer updates `params` (the model's dense parameters); a memory table gets a
+    sparse step on the rows the batch used, at `model.memory_gain` times the rate."""
+    if memory is None:
+        loss = mean_cross_entropy(model.logits(states, params), labels)
+        new_params, new_state = optimizer.step(params, pt.grad(loss, params), state, lr)
+        return loss, new_params, new_state, []
+    used = model.memory_rows(states)
+    rows = memory[used]
+    loss = mean_cross_entropy(model.logits(states, [*params, memory], rows), labels)
+    *grads, row_grads = pt.grad(loss, [*params, rows])
+    new_params, new_state = optimizer.step(params, grads, state, lr)
+    rate = lr * np.float32(model.memory_gain) * pt.cast(labels.shape[0], FLOAT)
+    return loss, new_params, new_state, [pt.inc_subtensor(memory[used], -rate * row_grads)]
+
+
+def _carried(model, optimizer):
+    """The shared variables one training step reads and replaces, in step order."""
+    return model.dense_params + optimizer.state + ([model.memory] if model.memory is not None else [])
+
+
 def epoch_function(model, optimizer):
     """f(inputs[n_batches, batch, *input_shape] uint32, labels[n_batches, batch] int64, lr)
     -> mean loss. The inputs are states, or whatever `model.prepare` made of them."""
     states = pt.tensor("states", dtype="uint32", shape=(None,) * (2 + len(model.input_shape)))
     labels = pt.matrix("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    n_params = len(model.params)
+    n_params, n_state = len(model.dense_params), len(optimizer.state)
 
     def one_step(batch_states, batch_labels, *carried):
-        params, state = list(carried[:n_params]), list(carried[n_params:])
-        loss = mean_cross_entropy(model.logits(batch_states, params), batch_labels)
-        new_params, new_state = optimizer.step(params, pt.grad(loss, params), state, lr)
-        return [*new_params, *new_state, loss]
+        params, state = list(carried[:n_params]), list(carried[n_params:n_params + n_state])
+        memory = carried[-1] if model.memory is not None else None
+        loss, new_params, new_state, new_memory = training_step(
+            model, optimizer, batch_states, batch_labels, lr, params, state, memory)
+        return [*new_params, *new_state, *new_memory, loss]
 
-    carried = model.params + optimizer.state
+    carried = _carried(model, optimizer)
     outputs = pytensor.scan(one_step, sequences=[states, labels],
                             outputs_info=[*carried, None], return_updates=False)
     updates = [(var, out[-1]) for var, out in zip(carried, outputs[:-1])]
@@ -56,10 +79,9 @@ def step_function(model, optimizer):
     states = pt.tensor("states", dtype="uint32", shape=(None,) * (1 + len(model.input_shape)))
     labels = pt.vector("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    loss = mean_cross_entropy(model.logits(states), labels)
-    new_params, new_state = optimizer.step(model.params, pt.grad(loss, model.params),
-                                           optimizer.state, lr)
-    updates = list(zip(model.params, new_params)) + list(zip(optimizer.state, new_state))
+    loss, new_params, new_state, new_memory = training_step(
+        model, optimizer, states, labels, lr, model.dense_params, optimizer.state, model.memory)
+    updates = list(zip(_carried(model, optimizer), [*new_params, *new_state, *new_memory]))
     return pytensor.function([states, labels, lr], loss, updates=updates)
 
 

@@ -38,6 +38,22 @@ class Model:
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self._forward = forward
+        self.memory = None  # a table of per-input rows updated sparsely (see ComponentModel)
+
+    @property
+    def dense_params(self):
+        """The parameters the optimizer updates (all but a sparse memory table)."""
+        return [p for p in self.params if p is not self.memory]
+
+    def fit(self, train_states):
+        """Anything a model derives from its training states before training (default: none)."""
+
+    def buffers(self):
+        """Arrays a model file must carry besides the parameters (default: none)."""
+        return {}
+
+    def set_buffers(self, arrays):
+        """Restore `buffers()` from a model file's arrays."""
 
     def prepare(self, states):
         return np.asarray(states, dtype=np.uint32)
@@ -241,28 +257,107 @@ def resmlp2d(rng, rows, cols, n_classes=10):
     return residual_mlp("resmlp2d", rng, rows, cols, n_classes, width=128, blocks=6)
 
 
-class ComponentModel(Model):
-    """A model whose input rows are the canonical live components of a position."""
-
-    def __init__(self, name, rows, cols, n_classes, init, forward, slots):
-        super().__init__(name, rows, cols, n_classes, init, forward)
-        from flipnet.components import Components
-
-        self.components, self.slots = Components(rows, cols), slots
-        self.input_shape = (slots,)
-
-    def prepare(self, states):
-        return self.components.encode(states, self.slots)
-
-    def logits(self, inputs, params=None):
-        return self._forward(inputs, dict(zip(self.names, params or self.params))).T
-
-
 def _walsh_hadamard(n):
     """The n x n Walsh-Hadamard matrix: entry (s, v) is (-1)^popcount(s & v)."""
     s, v = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     parity = np.vectorize(lambda x: bin(x).count("1") & 1)(s & v)
     return 1.0 - 2.0 * parity
+
+
+class ComponentModel(Model):
+    """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
+    its live components' values (flipnet.components). One network (`forward`: component
+    masks -> logits over values 0..n_classes-1) reads every component; the position's
+    distribution is the XOR-convolution of its components' distributions, computed
+    exactly as a product in the Walsh-Hadamard domain. An empty slot counts as value 0
+    and costs nothing: inside a batch the positions are ordered by their number of
+    components, so slot k is used by a prefix of them and only used slots are computed.
+
+    With a memory, the model also keeps one row of logits per component shape seen in
+    training (its vocabulary, fixed by `fit`), added to the network's logits for that
+    shape: the network generalises to new shapes, the memory learns the exceptions of
+    the shapes it has met. Its rows are updated sparsely (only the rows a minibatch
+    uses), by plain SGD on the summed loss at `memory_gain` times the learning rate;
+    unseen shapes use a last row that stays zero.
+    """
+
+    memory_gain = 250.0  # a step of 0.5 per occurrence at Adam's rate 0.002
+
+    def __init__(self, name, rows, cols, n_classes, init, forward, slots, memory=False):
+        super().__init__(name, rows, cols, n_classes, init, forward)
+        from flipnet.components import Components
+
+        self.components, self.slots = Components(rows, cols), slots
+        self.input_shape = (slots, 2) if memory else (slots,)
+        self.hadamard = pt.constant(_walsh_hadamard(n_classes).astype(FLOAT))
+        if memory:
+            self.memory = pytensor.shared(np.zeros((1, n_classes), dtype=FLOAT), name="memory",
+                                          shape=(None, n_classes))
+            self.names.append("memory")
+            self.params.append(self.memory)
+            self.vocabulary = np.zeros(0, dtype=np.uint32)
+
+    def fit(self, train_states):
+        if self.memory is not None:
+            parts = self.components.split(train_states)
+            shapes = self.components.canonical(parts[parts != 0])
+            self.set_buffers({"vocabulary": np.unique(shapes).astype(np.uint32)})
+
+    def buffers(self):
+        return {} if self.memory is None else {"vocabulary": self.vocabulary}
+
+    def set_buffers(self, arrays):
+        if self.memory is not None:
+            self.vocabulary = np.asarray(arrays["vocabulary"], dtype=np.uint32)
+            self.memory.set_value(np.zeros((len(self.vocabulary) + 1, self.n_classes), dtype=FLOAT))
+
+    def prepare(self, states):
+        """(n, slots) component masks, used slots first; with a memory, (n, slots, 2):
+        masks and memory rows."""
+        masks = self.components.encode(states, self.slots)
+        if self.memory is None:
+            return masks
+        vocabulary = self.vocabulary
+        rows = np.minimum(np.searchsorted(vocabulary, masks), max(len(vocabulary) - 1, 0))
+        known = (masks != 0) & (vocabulary[rows] == masks) if len(vocabulary) else masks < 0
+        rows = np.where(known, rows, len(vocabulary)).astype(np.uint32)
+        return np.stack([masks, rows], axis=-1)
+
+    def _packed(self, inputs):
+        """(used slots' inputs, the batch order that packs them, used count per slot):
+        with positions in decreasing order of component count, the used entries of slot
+        k are its first counts[k] rows."""
+        masks = inputs[..., 0] if self.memory is not None else inputs
+        per_position = pt.sum(pt.neq(masks, 0), axis=1)
+        order = pt.argsort(-per_position)
+        ordered = inputs[order]
+        counts = [pt.sum(pt.gt(per_position, k)) for k in range(self.slots)]
+        return pt.concatenate([ordered[:n, k] for k, n in enumerate(counts)]), order, counts
+
+    def memory_rows(self, inputs):
+        """The memory row of every used slot of a batch of prepared inputs, packed."""
+        return pt.cast(self._packed(inputs)[0][:, 1], "int64")
+
+    def logits(self, inputs, params=None, rows=None):
+        """Log-probabilities of the values, one row per position; `rows` stands in for
+        the gathered memory rows (the trainer's sparse update needs them as a variable)."""
+        p = dict(zip(self.names, params or self.params))
+        packed, order, counts = self._packed(inputs)
+        if self.memory is None:
+            x = self._forward(packed, p)
+        else:
+            rows = p["memory"][self.memory_rows(inputs)] if rows is None else rows
+            x = self._forward(packed[:, 0], p) + rows.T
+        shifted = x - pt.max(x, axis=0, keepdims=True)
+        probs = pt.exp(shifted) / pt.sum(pt.exp(shifted), axis=0, keepdims=True)
+        spectrum = pt.dot(self.hadamard, probs)  # (values, used slots)
+        product, start = pt.ones((self.n_classes, inputs.shape[0]), dtype=FLOAT), 0
+        for n in counts:
+            product = pt.set_subtensor(product[:, :n], product[:, :n] * spectrum[:, start:start + n])
+            start = start + n
+        position = pt.dot(self.hadamard, product) / np.float32(self.n_classes)
+        log_probs = pt.log(pt.maximum(position, np.float32(1e-7))).T
+        return log_probs[pt.argsort(order)]  # back in the batch's order
 
 
 XORNET_TRAINING = {"optimizer": "adam", "lr": 0.002, "batch": 256, "epochs": 30,
@@ -277,13 +372,11 @@ def xornet1d(rng, rows, cols):
 
 
 @register("xornet2d", **{**PROTOCOL_2D, **XORNET_TRAINING})
-def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name="xornet2d"):
-    """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
-    its live components' values. One MLP reads each canonical component (see
-    flipnet.components) and gives a distribution over values 0..15; the position's
-    distribution is the XOR-convolution of its components', computed exactly as a
-    product in the Walsh-Hadamard domain. Empty slots count as value 0. The network
-    still has to learn every shape's value, from positions' values only."""
+def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name="xornet2d",
+             memory=False):
+    """A ComponentModel whose component network is an MLP (cells -> 256 -> 128 -> 16,
+    relu) on the canonical component's cells: it has to learn every shape's value, from
+    positions' values only."""
     n = rows * cols
     # 6 for 5x5: the most any 5x5 position has (checked over all 2^25); else n/3 rounded up
     slots = slots or (6 if (rows, cols) == (5, 5) else -(-n // 3))
@@ -292,22 +385,17 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name=
     for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
         init[f"W{k}"] = normal(rng, np.sqrt(2 / n_in), (n_in, n_out))
         init[f"b{k}"] = np.zeros(n_out)
-    hadamard = pt.constant(_walsh_hadamard(n_classes).astype(FLOAT))
 
-    def forward(inputs, p):
-        batch = inputs.shape[0]
-        x = decode_bits(inputs.reshape((-1,)), n)  # (cells, batch * slots)
+    def forward(masks, p):
+        x = decode_bits(masks, n)  # (cells, components)
         for k in range(len(sizes) - 1):
             x = dense(x, p[f"W{k}"], p[f"b{k}"], "relu" if k < len(sizes) - 2 else "linear")
-        shifted = x - pt.max(x, axis=0, keepdims=True)
-        probs = pt.exp(shifted) / pt.sum(pt.exp(shifted), axis=0, keepdims=True)
-        spectrum = pt.dot(hadamard, probs)  # (values, batch * slots)
-        empty = pt.eq(inputs.reshape((-1,)), 0)[None, :]
-        spectrum = pt.switch(empty, np.float32(1), spectrum).reshape((n_classes, batch, slots))
-        product = spectrum[:, :, 0]
-        for k in range(1, slots):
-            product = product * spectrum[:, :, k]
-        position = pt.dot(hadamard, product) / np.float32(n_classes)
-        return pt.log(pt.maximum(position, np.float32(1e-7)))  # log-probabilities as logits
+        return x
 
-    return ComponentModel(name, rows, cols, n_classes, init, forward, slots)
+    return ComponentModel(name, rows, cols, n_classes, init, forward, slots, memory)
+
+
+@register("xormem2d", **{**PROTOCOL_2D, **XORNET_TRAINING})
+def xormem2d(rng, rows, cols):
+    """xornet2d with a memory of the component shapes met in training (ComponentModel)."""
+    return xornet2d(rng, rows, cols, name="xormem2d", memory=True)

@@ -36,7 +36,7 @@ def load_npz(path, what="model file"):
 
 
 def save_model(path, model, meta):
-    save_npz(path, model.get_values(), {"model": model.name, "rows": model.rows,
+    save_npz(path, {**model.get_values(), **model.buffers()}, {"model": model.name, "rows": model.rows,
                                         "cols": model.cols, **meta})
 
 
@@ -51,10 +51,11 @@ def load_model(path):
         model = build(meta["model"], seed=0, rows=meta["rows"], cols=meta["cols"])
     except (ValueError, KeyError) as exc:
         raise FlipnetError(f"{path}: cannot rebuild its model: {exc}") from None
-    missing = set(model.names) - set(arrays)
+    missing = (set(model.names) | set(model.buffers())) - set(arrays)
     if missing:
         raise FlipnetError(f"{path} lacks parameters {sorted(missing)} of model {meta['model']}")
     try:
+        model.set_buffers(arrays)
         model.set_values(arrays)
     except ValueError as exc:
         raise FlipnetError(f"{path}: {exc}") from None

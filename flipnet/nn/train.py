@@ -104,7 +104,8 @@ def train(config, resume=False, log=print):
     started = time.perf_counter()
     split = read_split(config.data, config.bucket)
     model = _build_for(config, split)
-    optimizer = optim.make(config.optimizer, model.params, config.momentum, config.weight_decay)
+    model.fit(split.train[0])
+    optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay)
     symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
     run = _Run.fresh(config, model)
     if resume and config.path(".ckpt.npz").exists():
@@ -257,4 +258,17 @@ def _results(config, model, split, predict, run, elapsed_now):
         "seconds": run.total_seconds(elapsed_now),
         "train_seconds": float(sum(epoch_seconds)),
         "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)),
+        **_new_shape_errors(model, test_states, predicted != test_labels),
     }
+
+
+def _new_shape_errors(model, states, wrong):
+    """For a model with a memory of training shapes: the test error on positions made of
+    shapes it has met, and on those with a shape it has not (what memory cannot help)."""
+    if model.memory is None:
+        return {}
+    inputs = model.prepare(states)
+    new = ((inputs[..., 0] != 0) & (inputs[..., 1] == len(model.vocabulary))).any(axis=1)
+    return {"test_share_new_shapes": float(new.mean()),
+            "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
+            "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}
