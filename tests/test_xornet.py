@@ -143,3 +143,11 @@ def test_memory_model_trains_and_resumes(tmp_path):
     share = straight["test_share_new_shapes"]
     assert 0 < share < 1
     assert straight["test_error"] == pytest.approx(share * new + (1 - share) * known)
+    # the share, counted independently through the memory's unseen row
+    from flipnet.data import read_split
+    from flipnet.nn.store import load_model
+
+    model, _ = load_model(tmp_path / "a" / "xormem2d.npz")
+    inputs = model.prepare(read_split(data, 0).test[0])
+    unseen = ((inputs[..., 0] != 0) & (inputs[..., 1] == len(model.vocabulary))).any(axis=1)
+    assert share == unseen.mean()

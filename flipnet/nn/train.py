@@ -258,17 +258,21 @@ def _results(config, model, split, predict, run, elapsed_now):
         "seconds": run.total_seconds(elapsed_now),
         "train_seconds": float(sum(epoch_seconds)),
         "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)),
-        **_new_shape_errors(model, test_states, predicted != test_labels),
+        **_new_shape_errors(model, split, predicted != test_labels),
     }
 
 
-def _new_shape_errors(model, states, wrong):
-    """For a model with a memory of training shapes: the test error on positions made of
-    shapes it has met, and on those with a shape it has not (what memory cannot help)."""
-    if model.memory is None:
+def _new_shape_errors(model, split, wrong):
+    """For a model that reads components: the test error on positions made only of
+    shapes met in training, and on those holding a shape no training position has
+    (what a memory of training shapes cannot help with)."""
+    if not hasattr(model, "components"):
         return {}
-    inputs = model.prepare(states)
-    new = ((inputs[..., 0] != 0) & (inputs[..., 1] == len(model.vocabulary))).any(axis=1)
+    comps = model.components
+    parts = comps.split(split.train[0])
+    met = np.unique(comps.canonical(parts[parts != 0]))
+    parts = comps.split(split.test[0])
+    new = ((parts != 0) & ~np.isin(comps.canonical(parts), met)).any(axis=1)
     return {"test_share_new_shapes": float(new.mean()),
             "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
             "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}
