@@ -81,6 +81,11 @@ class Components:
             best = np.minimum(best, self.to_corner(self.symmetries.image(masks, g)))
         return best
 
+    def shapes(self, states):
+        """The canonical masks of every live component of the states, in one flat array."""
+        parts = self.split(states)
+        return self.canonical(parts[parts != 0])
+
     def encode(self, states, slots):
         """(n, slots) uint32: the canonical live components of each state, 0 for unused
         slots; an error if a state has more components than slots."""

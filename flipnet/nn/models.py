@@ -299,8 +299,7 @@ class ComponentModel(Model):
 
     def fit(self, train_states):
         if self.memory is not None:
-            parts = self.components.split(train_states)
-            shapes = self.components.canonical(parts[parts != 0])
+            shapes = self.components.shapes(train_states)
             self.set_buffers({"vocabulary": np.unique(shapes).astype(np.uint32)})
 
     def buffers(self):
@@ -318,9 +317,10 @@ class ComponentModel(Model):
         if self.memory is None:
             return masks
         vocabulary = self.vocabulary
-        rows = np.minimum(np.searchsorted(vocabulary, masks), max(len(vocabulary) - 1, 0))
-        known = (masks != 0) & (vocabulary[rows] == masks) if len(vocabulary) else masks < 0
-        rows = np.where(known, rows, len(vocabulary)).astype(np.uint32)
+        index = np.searchsorted(vocabulary, masks)
+        known = (masks != 0) & (index < len(vocabulary))
+        known[known] = vocabulary[index[known]] == masks[known]
+        rows = np.where(known, index, len(vocabulary)).astype(np.uint32)
         return np.stack([masks, rows], axis=-1)
 
     def _packed(self, inputs):

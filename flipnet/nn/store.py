@@ -1,7 +1,8 @@
 """Model files and training checkpoints: .npz archives written atomically.
 
-A model file holds the parameters by name plus a JSON `__meta__` entry (model name,
-board shape, run config). A checkpoint also holds optimizer state, the best parameters
+A model file holds the parameters by name, any buffers the model derived from its
+training data (a vocabulary), and a JSON `__meta__` entry (model name, board shape,
+run config). A checkpoint also holds optimizer state, the best parameters
 so far, the learning curve and the shuffling RNG, so a run resumes exactly.
 """
 
@@ -36,8 +37,8 @@ def load_npz(path, what="model file"):
 
 
 def save_model(path, model, meta):
-    save_npz(path, {**model.get_values(), **model.buffers()}, {"model": model.name, "rows": model.rows,
-                                        "cols": model.cols, **meta})
+    meta = {"model": model.name, "rows": model.rows, "cols": model.cols, **meta}
+    save_npz(path, {**model.get_values(), **model.buffers()}, meta)
 
 
 def load_model(path):

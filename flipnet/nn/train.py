@@ -268,11 +268,9 @@ def _new_shape_errors(model, split, wrong):
     (what a memory of training shapes cannot help with)."""
     if not hasattr(model, "components"):
         return {}
-    comps = model.components
-    parts = comps.split(split.train[0])
-    met = np.unique(comps.canonical(parts[parts != 0]))
-    parts = comps.split(split.test[0])
-    new = ((parts != 0) & ~np.isin(comps.canonical(parts), met)).any(axis=1)
+    met = np.unique(model.components.shapes(split.train[0]))
+    masks = model.components.encode(split.test[0], model.slots)
+    new = ((masks != 0) & ~np.isin(masks, met)).any(axis=1)
     return {"test_share_new_shapes": float(new.mean()),
             "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
             "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}
