@@ -87,6 +87,14 @@ def build_parser():
     p.add_argument("--results", default="results/nim.json")
     p.set_defaults(run=cmd_train_nim)
 
+    p = sub.add_parser("survey-nim", help="train the NIM perceptron from many initial-weight "
+                       "seeds at once and count each one's misses")
+    p.add_argument("--seeds", default="0:100", help="FROM:TO, the seeds FROM..TO-1 (default 0:100)")
+    p.add_argument("--epochs", type=int, default=4000)
+    p.add_argument("--database-seed", type=int, default=0, help="random moves of losing piles")
+    p.add_argument("--json", action="store_true", help="print the misses of every seed as JSON")
+    p.set_defaults(run=cmd_survey_nim)
+
     p = sub.add_parser("play", help="play a game in the console against an agent")
     p.add_argument("game", choices=GAMES)
     p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), lowest, "
@@ -363,6 +371,38 @@ def cmd_train_nim(args):
           f"{len(report['diff_losing_at_0.5'])} losing")
     print(f"wrote {args.weights} and {args.results}: training {report['train_seconds']:.1f} s, "
           f"{report['seconds']:.1f} s in all")
+
+
+def _seed_range(text):
+    low, sep, high = text.partition(":")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise FlipnetError(f"--seeds must be FROM:TO (two integers), got {text!r}") from None
+    if not sep or not 0 <= low < high:
+        raise FlipnetError(f"--seeds must be FROM:TO with 0 <= FROM < TO, got {text!r}")
+    return range(low, high)
+
+
+def cmd_survey_nim(args):
+    from collections import Counter
+
+    from flipnet.nimmlp import survey
+
+    seeds = _seed_range(args.seeds)
+    if args.epochs < 1:
+        raise FlipnetError(f"--epochs must be at least 1, got {args.epochs}")
+    found = survey(list(seeds), args.epochs, args.database_seed)
+    if args.json:
+        print(json.dumps([{"seed": seed, "diff_winning": win, "diff_losing": lose}
+                          for seed, win, lose in found], indent=1))
+        return
+    for seed, win, lose in found:
+        print(f"seed {seed:5d}: winning piles missed {len(win)} {win}, losing piles {lose}")
+    counts = Counter(len(win) for _, win, _ in found)
+    print("seeds by winning piles missed: " + ", ".join(f"{k} missed: {counts[k]}" for k in sorted(counts)))
+    perfect = [seed for seed, win, _ in found if not win]
+    print(f"seeds with no winning pile missed: {perfect or 'none'} ({len(perfect)} of {len(found)})")
 
 
 def cmd_play(args):

@@ -71,3 +71,22 @@ def test_python_dash_m():
     proc = subprocess.run([sys.executable, "-m", "flipnet", "value", "halfnim", "100", "--json"],
                           capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout)["winning_moves"] == [{"move": "37", "position": "63"}]
+
+
+def test_survey_nim_lists_each_seed_and_the_perfect_ones(capsys):
+    from flipnet.nimmlp import survey
+
+    code, out, _ = run(capsys, "survey-nim", "--seeds", "3:5", "--epochs", "30", "--json")
+    assert code == 0
+    want = [{"seed": s, "diff_winning": w, "diff_losing": l} for s, w, l in survey([3, 4], 30)]
+    assert json.loads(out) == want
+    code, out, _ = run(capsys, "survey-nim", "--seeds", "3:5", "--epochs", "30")
+    assert code == 0 and "seed     3:" in out and "seed     4:" in out
+    assert "seeds with no winning pile missed: none (0 of 2)" in out
+
+
+@pytest.mark.parametrize("seeds, message", [("7", "FROM:TO (two integers)"),
+                                            ("5:2", "0 <= FROM < TO")])
+def test_survey_nim_rejects_bad_seed_ranges(capsys, seeds, message):
+    code, _, err = run(capsys, "survey-nim", "--seeds", seeds)
+    assert code == 2 and message in err and err.count("\n") == 1

@@ -5,7 +5,8 @@ import pytest
 
 from flipnet.errors import FlipnetError
 from flipnet.nimmlp import (NimMLP, backward_graph, bits_of, build_database, compare, decode,
-                            inputs_of, read_weights_file, squared_error_graph)
+                            inputs_of, read_weights_file, squared_error_graph, survey,
+                            train_many)
 from flipnet.solve import halfnim_values
 
 rng = np.random.default_rng(7)
@@ -64,6 +65,26 @@ def test_compiled_training_equals_per_sample_updates():
             b.backward(yd, x)
     np.testing.assert_allclose(a.w, b.w, atol=1e-12)
     np.testing.assert_allclose(a.wo, b.wo, atol=1e-12)
+
+
+def test_a_stack_of_networks_trains_like_each_alone():
+    db = build_database(seed=3)
+    nets = train_many([4, 9, 4], db, 3)
+    for seed, stacked in zip([4, 9, 4], nets):
+        alone = NimMLP(seed=seed)
+        alone.train(db, 3)
+        np.testing.assert_allclose(stacked.w, alone.w, atol=1e-12)
+        np.testing.assert_allclose(stacked.wo, alone.wo, atol=1e-12)
+    assert not np.allclose(nets[0].w, nets[1].w)
+
+
+def test_survey_compares_every_seed_with_the_dp():
+    db = build_database(seed=0)
+    for seed, diff_winning, diff_losing in survey([1, 2], 20):
+        alone = NimMLP(seed=seed)
+        alone.train(db, 20)
+        _, want_winning, want_losing = compare(alone, db)
+        assert (diff_winning, diff_losing) == (want_winning, want_losing)
 
 
 def test_database():
@@ -138,11 +159,16 @@ def test_missing_weights_file(tmp_path):
         read_weights_file(tmp_path / "none.txt")
 
 
-def test_shipped_weights_play_the_dp_move_nearly_everywhere():
-    """data/nimWeights.txt (from `make train-nim`) misses at most one winning pile."""
+def test_shipped_weights_play_the_dp_move_on_every_winning_pile():
+    """data/nimWeights.txt (from `make train-nim`) plays the one right move of every
+    winning pile."""
     from pathlib import Path
 
     mlp = NimMLP()
     mlp.read_weights(Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt")
     _, diff_winning, _ = compare(mlp, build_database(seed=0))
-    assert len(diff_winning) <= 1
+    assert diff_winning == []
+    for n in range(2, 128):
+        if n & (n + 1):  # a winning pile: the one right move leaves 2^j - 1 (not via the DP)
+            left = n - mlp.move(n)
+            assert left & (left + 1) == 0 and left >= n - n // 2, n
