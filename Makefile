@@ -79,8 +79,9 @@ train-2d: data/flip2d.h5
 	$(TRAIN) mlp2d
 
 # The faster 2D recipe: the same MLP and split, SGD at 2.5x the rate with a cosine decay to
-# zero over 80 epochs, a new order every epoch.
-FAST_2D_RECIPE := --lr 0.05 --schedule cosine --shuffle epoch --epochs 80
+# zero over 80 epochs, a new order every epoch, validated at epoch ends only (the decay
+# makes the last epoch the best).
+FAST_2D_RECIPE := --lr 0.05 --schedule cosine --shuffle epoch --epochs 80 --validate-every 0
 FAST_2D := mlp2d $(FAST_2D_RECIPE)
 train-2d-fast: data/flip2d.h5
 	$(TRAIN) $(FAST_2D) --out mlp2d-fast

@@ -72,6 +72,9 @@ def build_parser():
     p.add_argument("--bucket", type=int, help="which of the 10 buckets of the split")
     p.add_argument("--patience", type=int, help="stop after this many epochs without a better "
                    "validation error (default 0: run every epoch)")
+    p.add_argument("--validate-every", type=int, metavar="N", help="also validate after every "
+                   "N-th minibatch (counted across epochs); the best model may fall inside an "
+                   "epoch (default: the model's protocol; 0: at the end of each epoch only)")
     p.add_argument("--data", help="HDF5 dataset (default: the model's)")
     p.add_argument("--out", help="run name: results/NAME.json, .npz, .ckpt.npz (default: the model)")
     p.add_argument("--results-dir", help="default: results")
@@ -304,10 +307,10 @@ def cmd_train(args):
         args.model, epochs=args.epochs, lr=args.lr, batch=args.batch, optimizer=args.optimizer,
         momentum=args.momentum, weight_decay=args.weight_decay, augment=args.augment, tta=args.tta,
         schedule=args.schedule, shuffle=args.shuffle, seed=args.seed,
-        bucket=args.bucket, patience=args.patience,
+        bucket=args.bucket, patience=args.patience, validate_every=args.validate_every,
         data=args.data, name=args.out, results_dir=args.results_dir)
     results = train(config, resume=args.resume)
-    print(f"{config.name}: best epoch {results['best_epoch']} of {results['epochs_run']}, "
+    print(f"{config.name}: best model after {results['best_at']:g} of {results['epochs_run']} epochs, "
           f"valid error {results['valid_error']:.4%}, test error {results['test_error']:.4%}, "
           f"{results['seconds']:.0f} s ({results['seconds_per_epoch']:.3f} s per epoch)")
     print(f"wrote {config.path('.json')} and {config.path('.npz')}")

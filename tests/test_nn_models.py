@@ -104,7 +104,7 @@ def test_2d_models(name, n_params):
     states = pt.vector(dtype="uint32")
     assert pytensor.function([states], model.logits(states))(np.arange(7, dtype=np.uint32)).shape == (7, 10)
     assert protocol(name) == {"data": "data/flip2d.h5", "bucket": 1, "lr": 0.02, "batch": 50,
-                              "epochs": 200, "shuffle": "once"}
+                              "epochs": 200, "shuffle": "once", "validate_every": 5000}
 
 
 def test_2d_initialisation_follows_the_paper():

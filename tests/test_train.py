@@ -7,7 +7,7 @@ from conftest import interrupt_epochs_at, write_tiny_dataset
 from flipnet.errors import FlipnetError, Interrupted
 from flipnet.nn import compile as nn_compile
 from flipnet.nn.store import load_model, load_npz
-from flipnet.nn.train import TrainConfig, train
+from flipnet.nn.train import TrainConfig, check_points, train
 
 
 @pytest.fixture
@@ -73,6 +73,7 @@ def test_results_json(tmp_path, tiny):
     {"optimizer": "momentum"},
     # the draws of the augmentation come from the checkpointed generator too
     {"optimizer": "adam", "weight_decay": 0.01, "augment": "symmetry", "tta": True, "shuffle": "epoch"},
+    {"validate_every": 7},  # checks inside epochs, and the best model taken at one of them
 ])
 def test_resume_continues_to_the_same_result(tmp_path, tiny, settings):
     data, _ = tiny
@@ -176,3 +177,31 @@ def test_an_epoch_in_chunks_makes_the_same_updates():
     for name in finals[0]:
         np.testing.assert_allclose(finals[1][name], finals[0][name], rtol=1e-6, atol=1e-7)
     assert losses[1] == pytest.approx(losses[0], rel=1e-6)
+
+
+@pytest.mark.parametrize("n_batches, every", [(10, 4), (10, 5), (10, 10), (7, 3), (5, 12)])
+def test_check_points_count_minibatches_across_epochs(n_batches, every):
+    for epoch in range(6):
+        run_counts = range(epoch * n_batches + 1, (epoch + 1) * n_batches + 1)
+        want = sorted({c - epoch * n_batches for c in run_counts if c % every == 0} | {n_batches})
+        assert check_points(epoch, n_batches, every) == want
+    assert check_points(3, n_batches, 0) == [n_batches]
+
+
+@pytest.mark.usefixtures("py_mode")
+def test_validating_inside_epochs_keeps_the_best_check(tmp_path, tiny):
+    """The same updates as a run that validates at epoch ends only; the best model is the
+    one of the best check, wherever it fell."""
+    data, _ = tiny
+    plain = train(config(tmp_path / "a", data, epochs=4), log=quiet)
+    checked = train(config(tmp_path / "b", data, epochs=4, validate_every=5), log=quiet)
+    for a, b in zip(checked["curve"], plain["curve"]):
+        assert a["valid_error"] == b["valid_error"] and a["loss"] == pytest.approx(b["loss"], rel=1e-6)
+    checks = [c for entry in checked["curve"] for c in entry["checks"]]
+    n_batches = checked["sizes"]["train"] // 10
+    assert [c["at"] for c in checks] == [round(e + s / n_batches, 6) for e in range(4)
+                                         for s in check_points(e, n_batches, 5)]
+    best = min(checks, key=lambda c: c["valid_error"])  # the first of equals, as the trainer
+    assert checked["valid_error"] == best["valid_error"] and checked["best_at"] == best["at"]
+    assert checked["best_epoch"] == int(np.ceil(best["at"]))
+    assert checked["valid_error"] <= plain["valid_error"]

@@ -43,6 +43,7 @@ class TrainConfig:
     shuffle: str = "epoch"  # "epoch": a new order every epoch; "once": one order for the whole run
     seed: int = 2016
     patience: int = 0  # stop after this many epochs without a better validation error; 0: never
+    validate_every: int = 0  # also validate after every N-th minibatch of the run; 0: epoch ends only
     augment: str = "none"  # or "symmetry": each epoch, every state moved by a random board symmetry
     tta: bool = False  # predict by averaging over the board's symmetries
     name: str = ""  # the run's file names; default: the model name
@@ -60,7 +61,8 @@ class TrainConfig:
         return config
 
     def check(self):
-        for field, low in (("epochs", 1), ("batch", 1), ("bucket", 0), ("patience", 0)):
+        for field, low in (("epochs", 1), ("batch", 1), ("bucket", 0), ("patience", 0),
+                           ("validate_every", 0)):
             if getattr(self, field) < low:
                 raise FlipnetError(f"--{field} must be at least {low}, got {getattr(self, field)}")
         if not self.lr > 0:
@@ -122,6 +124,11 @@ def train(config, resume=False, log=print):
         raise FlipnetError(f"batch {config.batch} is larger than the {len(train_states)} training states")
     predict = Predictor(model, symmetries=symmetries if config.tta else None)
     valid_inputs = None if config.tta else model.prepare(split.valid[0])  # prepared once
+
+    def validate():
+        predicted = predict(split.valid[0]) if config.tta else predict.on_inputs(valid_inputs)
+        return error_rate(predicted, split.valid[1])
+
     epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
     schedule = SCHEDULES[config.schedule]
     # --shuffle once: one order for the run, drawn from a generator seeded like the model's
@@ -138,13 +145,16 @@ def train(config, resume=False, log=print):
                 if config.augment == "symmetry":
                     states = model.prepare(symmetries.random_images(states, run.rng))
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
-                tick = time.perf_counter()
-                loss = run_epoch(epoch_fn, states.reshape(n_batches, config.batch, *model.input_shape),
-                                 train_labels[order].reshape(n_batches, -1), lr)
-                seconds = time.perf_counter() - tick
-                predicted = predict(split.valid[0]) if config.tta else predict.on_inputs(valid_inputs)
-                valid_error = error_rate(predicted, split.valid[1])
-                run.record(model, loss, valid_error, seconds)
+                batches = states.reshape(n_batches, config.batch, *model.input_shape)
+                labels = train_labels[order].reshape(n_batches, -1)
+                tick, seconds, loss, done = time.perf_counter(), 0.0, 0.0, 0
+                for stop in check_points(run.epoch, n_batches, config.validate_every):
+                    loss += run_epoch(epoch_fn, batches[done:stop], labels[done:stop], lr) * (stop - done)
+                    seconds += time.perf_counter() - tick
+                    valid_error = validate()
+                    run.check(model, valid_error, stop / n_batches)
+                    done, tick = stop, time.perf_counter()
+                run.record(loss / n_batches, valid_error, seconds)
                 run.save(config, model, optimizer, time.perf_counter() - started)
                 progress.update()
                 progress.set_postfix(loss=f"{loss:.4f}", valid=f"{valid_error:.4%}",
@@ -159,6 +169,16 @@ def train(config, resume=False, log=print):
                                             "best_epoch": run.best_epoch})
     write_text(config.path(".json"), json.dumps(results, indent=1) + "\n")
     return results
+
+
+def check_points(epoch, n_batches, every):
+    """Where epoch `epoch` (0-based) stops to validate: after every `every`-th minibatch
+    of the run, counted across epochs as Theano's tutorial loop counted them, and at the
+    epoch's end; as minibatch counts from the epoch's start."""
+    if not every:
+        return [n_batches]
+    first = every - (epoch * n_batches) % every
+    return [*range(first, n_batches, every), n_batches]
 
 
 def _build_for(config, split):
@@ -178,14 +198,20 @@ def _build_for(config, split):
 class _Run:
     """What a run has done so far: the part of the state a checkpoint must carry."""
 
-    def __init__(self, epoch, curve, best_epoch, best_valid, best_params, rng, elapsed_before):
+    def __init__(self, epoch, curve, best_at, best_valid, best_params, rng, elapsed_before):
         self.epoch, self.curve = epoch, curve
-        self.best_epoch, self.best_valid, self.best_params = best_epoch, best_valid, best_params
+        self.best_at, self.best_valid, self.best_params = best_at, best_valid, best_params
         self.rng, self.elapsed_before = rng, elapsed_before
+        self.checks = []  # the current epoch's validations: (epochs done, error)
+
+    @property
+    def best_epoch(self):
+        """The epoch whose training led to the best model (best_at rounded up)."""
+        return int(np.ceil(self.best_at - 1e-9))
 
     @classmethod
     def fresh(cls, config, model):
-        return cls(0, [], 0, float("inf"), model.get_values(),
+        return cls(0, [], 0.0, float("inf"), model.get_values(),
                    np.random.default_rng([config.seed, 1]), 0.0)
 
     @classmethod
@@ -203,15 +229,26 @@ class _Run:
         rng = np.random.default_rng()
         rng.bit_generator.state = meta["rng"]
         best = {n: arrays[f"best/{n}"] for n in model.names}
-        return cls(meta["epoch"], meta["curve"], meta["best_epoch"], meta["best_valid"], best,
+        best_at = meta.get("best_at", meta["best_epoch"])  # checkpoints before validate_every
+        return cls(meta["epoch"], meta["curve"], best_at, meta["best_valid"], best,
                    rng, meta["elapsed"])
 
-    def record(self, model, loss, valid_error, seconds):
-        self.epoch += 1
-        self.curve.append({"epoch": self.epoch, "loss": loss, "valid_error": valid_error,
-                           "seconds": seconds})
+    def check(self, model, valid_error, fraction):
+        """A validation `fraction` of the way through the current epoch: keep the model
+        when it is the best so far."""
+        at = round(self.epoch + fraction, 6)
+        self.checks.append((at, valid_error))
         if valid_error < self.best_valid:
-            self.best_epoch, self.best_valid, self.best_params = self.epoch, valid_error, model.get_values()
+            self.best_at, self.best_valid, self.best_params = at, valid_error, model.get_values()
+
+    def record(self, loss, valid_error, seconds):
+        """The end of an epoch, whose last check measured `valid_error`."""
+        self.epoch += 1
+        entry = {"epoch": self.epoch, "loss": loss, "valid_error": valid_error, "seconds": seconds}
+        if len(self.checks) > 1:
+            entry["checks"] = [{"at": at, "valid_error": error} for at, error in self.checks]
+        self.curve.append(entry)
+        self.checks = []
 
     def patience_ran_out(self, patience):
         return bool(patience) and self.epoch - self.best_epoch >= patience
@@ -221,7 +258,7 @@ class _Run:
         arrays.update({f"best/{n}": v for n, v in self.best_params.items()})
         arrays.update({f"optimizer/{i}": var.get_value() for i, var in enumerate(optimizer.state)})
         meta = {"config": dataclasses.asdict(config), "epoch": self.epoch, "curve": self.curve,
-                "best_epoch": self.best_epoch, "best_valid": self.best_valid,
+                "best_at": self.best_at, "best_epoch": self.best_epoch, "best_valid": self.best_valid,
                 "rng": self.rng.bit_generator.state, "elapsed": self.elapsed_before + elapsed_now}
         save_npz(config.path(".ckpt.npz"), arrays, meta)
 
@@ -251,6 +288,7 @@ def _results(config, model, split, predict, run, elapsed_now):
         "epochs_run": run.epoch,
         "stopped_early": run.epoch < config.epochs,
         "best_epoch": run.best_epoch,
+        "best_at": run.best_at,  # in epochs: 12.5 is halfway through epoch 13
         "valid_error": run.best_valid,
         "test_error": error_rate(predicted, test_labels),
         "per_class_test_error": per_class_error(counts),
