@@ -147,18 +147,20 @@ def train(config, resume=False, log=print):
                 lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
                 batches = states.reshape(n_batches, config.batch, *model.input_shape)
                 labels = train_labels[order].reshape(n_batches, -1)
-                tick, seconds, loss, done = time.perf_counter(), 0.0, 0.0, 0
+                tick, seconds, loss_sum, done = time.perf_counter(), 0.0, 0.0, 0
                 for stop in check_points(run.epoch, n_batches, config.validate_every):
-                    loss += run_epoch(epoch_fn, batches[done:stop], labels[done:stop], lr) * (stop - done)
+                    part = slice(done, stop)
+                    loss_sum += run_epoch(epoch_fn, batches[part], labels[part], lr) * (stop - done)
                     seconds += time.perf_counter() - tick
                     valid_error = validate()
                     run.check(model, valid_error, stop / n_batches)
                     done, tick = stop, time.perf_counter()
-                run.record(loss / n_batches, valid_error, seconds)
+                loss = loss_sum / n_batches
+                run.record(loss, valid_error, seconds)
                 run.save(config, model, optimizer, time.perf_counter() - started)
                 progress.update()
                 progress.set_postfix(loss=f"{loss:.4f}", valid=f"{valid_error:.4%}",
-                                     best=f"{run.best_valid:.4%}@{run.best_epoch}")
+                                     best=f"{run.best_valid:.4%}@{run.best_at:g}")
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted; the checkpoint holds epoch {run.epoch}: continue with "
                               f"the same command and --resume") from None
