@@ -182,8 +182,8 @@ class NimMLP:
     def backward(self, yd, x):
         """One per-sample update towards the desired outputs yd (the C++ argument order)."""
         self.w, self.wo = _compiled("backward")(np.asarray(x, dtype=np.float64),
-                                               np.asarray(yd, dtype=np.float64),
-                                               self.w, self.wo, np.float64(self.eta))
+                                                np.asarray(yd, dtype=np.float64),
+                                                self.w, self.wo, np.float64(self.eta))
 
     def train(self, database, epochs):
         """`epochs` passes over the database in its order, one update per sample."""

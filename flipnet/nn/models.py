@@ -165,8 +165,8 @@ PROTOCOL_2D = dict(data="data/flip2d.h5", bucket=1, lr=0.02, batch=50, epochs=20
 # The study does not say how often it validated. Theano's tutorial loop, whose "test error
 # of the best-validation model" it reports, validated every min(n_train_batches,
 # patience // 2) = min(n, 5000) minibatches: once an epoch in 1D (3,972 batches), every
-# 5,000 of the 46,973 in 2D. With one fixed order the 2D error swings by ~2 points
-# inside an epoch, so this matters there (see README).
+# 5,000 of the 46,973 in 2D. With one fixed order the 2D error swings by one to two
+# points inside an epoch, so this matters there (see README).
 PAPER_2D = {**PROTOCOL_2D, "validate_every": 5000}
 CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
 
