@@ -14,6 +14,7 @@ Weights file (`nimWeights.txt`): `w` as 8 lines of 15 numbers, then `wo` as 15 l
 the order of the C++ arrays, printed with 17 significant digits so a round trip is exact.
 """
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -120,6 +121,7 @@ def _weights(stacked):
             pt.tensor(dtype=FLOAT, shape=(None,) * (2 + stacked)))
 
 
+@functools.cache
 def _compile_forward():
     x = pt.matrix(dtype=FLOAT)
     w, wo = _weights(False)
@@ -127,6 +129,7 @@ def _compile_forward():
     return pytensor.function([x, w, wo], y)
 
 
+@functools.cache
 def _compile_backward():
     x, yd = pt.vector(dtype=FLOAT), pt.vector(dtype=FLOAT)
     w, wo = _weights(False)
@@ -134,9 +137,11 @@ def _compile_backward():
     return pytensor.function([x, yd, w, wo, eta], backward_graph(x, yd, w, wo, eta))
 
 
+@functools.cache
 def _compile_training(stacked):
     """f(inputs[n, 8], labels[n, 6], w, wo, eta) -> (w, wo) after n per-sample updates,
-    for one network or (stacked) for each of a stack of them."""
+    for one network or (stacked) for each of a stack of them. Each compiled function is
+    built on first use and shared by every network of the process."""
     xs, yds = pt.matrix(dtype=FLOAT), pt.matrix(dtype=FLOAT)
     w0, wo0 = _weights(stacked)
     eta = pt.scalar(dtype=FLOAT)
@@ -144,18 +149,6 @@ def _compile_training(stacked):
                               sequences=[xs, yds], outputs_info=[w0, wo0],
                               return_updates=False)
     return pytensor.function([xs, yds, w0, wo0, eta], [ws[-1], wos[-1]])
-
-
-_BUILDERS = {"forward": _compile_forward, "backward": _compile_backward,
-             "train": lambda: _compile_training(False), "train_stack": lambda: _compile_training(True)}
-_COMPILED = {}
-
-
-def _compiled(name):
-    """A compiled function, built on first use and shared by every network of the process."""
-    if name not in _COMPILED:
-        _COMPILED[name] = _BUILDERS[name]()
-    return _COMPILED[name]
 
 
 def _epochs_of(database, epochs):
@@ -176,19 +169,19 @@ class NimMLP:
     def forward(self, x):
         """Outputs y (6 values in 0..1) for one input vector x (8 values) or a batch of them."""
         x = np.asarray(x, dtype=np.float64)
-        y = _compiled("forward")(np.atleast_2d(x), self.w, self.wo)
+        y = _compile_forward()(np.atleast_2d(x), self.w, self.wo)
         return y[0] if x.ndim == 1 else y
 
     def backward(self, yd, x):
         """One per-sample update towards the desired outputs yd (the C++ argument order)."""
-        self.w, self.wo = _compiled("backward")(np.asarray(x, dtype=np.float64),
+        self.w, self.wo = _compile_backward()(np.asarray(x, dtype=np.float64),
                                                 np.asarray(yd, dtype=np.float64),
                                                 self.w, self.wo, np.float64(self.eta))
 
     def train(self, database, epochs):
         """`epochs` passes over the database in its order, one update per sample."""
-        self.w, self.wo = _compiled("train")(*_epochs_of(database, epochs), self.w, self.wo,
-                                             np.float64(self.eta))
+        self.w, self.wo = _compile_training(False)(*_epochs_of(database, epochs), self.w, self.wo,
+                                                    np.float64(self.eta))
 
     def move(self, n, threshold=DECODE_THRESHOLD):
         """The decoded move for a pile of n (as the C++ program plays it)."""
@@ -266,11 +259,9 @@ def train_run(epochs, seed=SEED, database_seed=0):
 def train_many(seeds, database, epochs):
     """One network per initial-weight seed, all trained at once (one scan over a stack of
     networks, each updated exactly as `NimMLP.train` would): a list of NimMLP."""
-    starts = [initial_weights(seed) for seed in seeds]
-    w, wo = _compiled("train_stack")(*_epochs_of(database, epochs),
-                                     np.stack([w for w, _ in starts]),
-                                     np.stack([wo for _, wo in starts]), np.float64(ETA))
     nets = [NimMLP(seed=seed) for seed in seeds]
+    w, wo = _compile_training(True)(*_epochs_of(database, epochs), np.stack([m.w for m in nets]),
+                                    np.stack([m.wo for m in nets]), np.float64(ETA))
     for mlp, net_w, net_wo in zip(nets, w, wo):
         mlp.w, mlp.wo = net_w, net_wo
     return nets
