@@ -20,7 +20,7 @@ help:
 	@echo "make train-1d-fast  the same net and split, a faster recipe (~3 min)"
 	@echo "make train-1d-fc    the paper's dense comparison model (~10 min)"
 	@echo "make train-1d-best  beyond the paper: the XOR-of-components network on strings"
-	@echo "make train-2d       the paper's 2D MLP, faithful protocol, 200 epochs (~50 min)"
+	@echo "make train-2d       the paper's 2D MLP, faithful protocol, 200 epochs (~65 min)"
 	@echo "make train-2d-fast  the same MLP and split, a faster recipe (~15 min)"
 	@echo "make train-2d-logreg  logistic regression on the 2D split (~10 min)"
 	@echo "make train-2d-conv  the conv+MLP the authors tried, faster recipe"

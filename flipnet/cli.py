@@ -61,7 +61,8 @@ def build_parser():
     p.add_argument("--momentum", type=float, help="momentum coefficient (default 0.9)")
     p.add_argument("--schedule", help="learning rate per epoch: constant (the paper's), cosine "
                    "or onecycle (warm-up, then cosine)")
-    p.add_argument("--weight-decay", type=float, help="adam: decoupled weight decay (AdamW)")
+    p.add_argument("--weight-decay", type=float, help="shrink weight matrices: sgd/momentum add "
+                   "decay * W to the gradient (an L2 penalty decay/2 * |W|^2), adam decouples it (AdamW)")
     p.add_argument("--augment", choices=("none", "symmetry"),
                    help="symmetry: train on a random rotation/reflection of each state every epoch")
     p.add_argument("--tta", action=argparse.BooleanOptionalAction,

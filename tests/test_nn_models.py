@@ -128,6 +128,31 @@ def test_adamw_decays_matrices_only():
     np.testing.assert_allclose(b.get_value(), [0.5, 1.0])
 
 
+@pytest.mark.parametrize("name", ["sgd", "momentum"])
+def test_sgd_weight_decay_is_the_gradient_of_an_l2_penalty_on_matrices(name):
+    """Two steps with decay d on a loss equal two plain steps on loss + d/2 * |W|^2, the
+    gradient taken by pytensor.grad; the bias is not penalised."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 3)).astype(np.float32)
+
+    def run(decay, penalised):
+        W = pytensor.shared(np.float32([[1.0, -2.0], [0.5, 0.3], [-1.0, 0.2]]), name="W")
+        b = pytensor.shared(np.float32([0.5, 1.0]), name="b")
+        loss = pt.sum(pt.tanh(pt.dot(x, W) + b) ** 2)
+        if penalised:
+            loss = loss + np.float32(0.1 / 2) * pt.sum(W ** 2)
+        opt = optim.make(name, [W, b], momentum=0.8, weight_decay=decay)
+        new_params, new_state = opt.step([W, b], pytensor.grad(loss, [W, b]), opt.state, np.float32(0.3))
+        step = pytensor.function([], [], updates=[*zip([W, b], new_params), *zip(opt.state, new_state)])
+        step(), step()
+        return W.get_value(), b.get_value()
+
+    decayed, penalised, plain = run(0.1, False), run(0.0, True), run(0.0, False)
+    for got, want in zip(decayed, penalised):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    assert not np.allclose(decayed[0], plain[0], atol=1e-3)
+
+
 def test_one_cycle_schedule_warms_up_then_decays():
     from flipnet.nn.train import SCHEDULES
 

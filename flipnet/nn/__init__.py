@@ -1,10 +1,19 @@
 """Neural networks as hand-built PyTensor graphs: layers -> models -> training.
 
 Everything here sees arrays (state integers and labels), never games. Graphs are built
-in float32 (`FLOAT`); PyTensor's default linker (Numba) compiles them.
+in `FLOAT`: float32 unless the environment variable FLIPNET_FLOAT says float64 (Theano's
+default floatX, for checking that precision does not change a result). It is read once,
+at import. PyTensor's default linker (Numba) compiles the graphs.
 """
+
+import os
 
 import pytensor
 
-FLOAT = "float32"
-pytensor.config.floatX = FLOAT  # Python float constants in graphs stay float32
+from flipnet.errors import FlipnetError
+
+FLOATS = ("float32", "float64")
+FLOAT = os.environ.get("FLIPNET_FLOAT") or "float32"
+if FLOAT not in FLOATS:
+    raise FlipnetError(f"FLIPNET_FLOAT must be {' or '.join(FLOATS)}, got {FLOAT!r}")
+pytensor.config.floatX = FLOAT  # Python float constants in graphs stay in FLOAT

@@ -14,6 +14,8 @@ import numpy as np
 import pytensor.tensor as pt
 from pytensor.gradient import disconnected_grad
 
+from flipnet.nn import FLOAT
+
 # Rational approximation of tanh on [-c, c] (odd numerator of degree 13, even
 # denominator of degree 6); |error| < 4e-7 in float32. Pure arithmetic, so the Numba
 # backend vectorizes it, where np.tanh is a scalar libm call per element (15x slower).
@@ -130,8 +132,8 @@ def mean_cross_entropy(logits, y):
     return -pt.mean(log_softmax(logits)[pt.arange(y.shape[0]), y])
 
 
-def decode_bits(states, n_cells, dtype="float32"):
+def decode_bits(states, n_cells, dtype=None):
     """(n_cells, batch) 0/1 matrix of state integers: row j is bit j (cell j), one column
-    per state (the feature-major layout of the layers)."""
+    per state (the feature-major layout of the layers), in `dtype` (default: FLOAT)."""
     masks = (np.uint64(1) << np.arange(n_cells, dtype=np.uint64)).astype(states.dtype)
-    return pt.cast(pt.neq(pt.bitwise_and(states[None, :], masks[:, None]), 0), dtype)
+    return pt.cast(pt.neq(pt.bitwise_and(states[None, :], masks[:, None]), 0), dtype or FLOAT)

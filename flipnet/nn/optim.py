@@ -11,25 +11,38 @@ import pytensor.tensor as pt
 from flipnet.nn import FLOAT
 
 
+def _decayed(grads, params, decay):
+    """The gradients of the loss plus decay/2 * (sum of squared weight matrices): an L2
+    penalty on weights (as in the Theano tutorial's MLP), not on biases or gains."""
+    if not decay:
+        return list(grads)
+    return [g + decay * p if p.ndim > 1 else g for g, p in zip(grads, params)]
+
+
 class SGD:
+    """p <- p - lr g; with `weight_decay`, g includes the L2 penalty's gradient decay * W."""
     name = "sgd"
 
-    def __init__(self, params):
+    def __init__(self, params, weight_decay=0.0):
+        self.decay = np.dtype(FLOAT).type(weight_decay)
         self.state = []
 
     def step(self, params, grads, state, lr):
+        grads = _decayed(grads, params, self.decay)
         return [p - lr * g for p, g in zip(params, grads)], []
 
 
 class Momentum:
-    """Classical momentum: v <- mu v - lr g; p <- p + v."""
+    """Classical momentum: v <- mu v - lr g; p <- p + v (g as for SGD)."""
     name = "momentum"
 
-    def __init__(self, params, mu=0.9):
-        self.mu = np.float32(mu)
+    def __init__(self, params, mu=0.9, weight_decay=0.0):
+        self.mu = np.dtype(FLOAT).type(mu)
+        self.decay = np.dtype(FLOAT).type(weight_decay)
         self.state = [pytensor.shared(np.zeros_like(p.get_value()), name=f"v_{p.name}") for p in params]
 
     def step(self, params, grads, state, lr):
+        grads = _decayed(grads, params, self.decay)
         velocity = [self.mu * v - lr * g for v, g in zip(state, grads)]
         return [p + v for p, v in zip(params, velocity)], velocity
 
@@ -41,8 +54,9 @@ class Adam:
     name = "adam"
 
     def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0):
-        self.b1, self.b2, self.eps = np.float32(beta1), np.float32(beta2), np.float32(eps)
-        self.decay = np.float32(weight_decay)
+        real = np.dtype(FLOAT).type
+        self.b1, self.b2, self.eps = real(beta1), real(beta2), real(eps)
+        self.decay = real(weight_decay)
         self.state = [pytensor.shared(np.zeros((), dtype=FLOAT), name="t")]
         for p in params:
             self.state.append(pytensor.shared(np.zeros_like(p.get_value()), name=f"m_{p.name}"))
@@ -70,7 +84,5 @@ def make(name, params, momentum=0.9, weight_decay=0.0):
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}: choose from {', '.join(OPTIMIZERS)}")
     if name == "momentum":
-        return Momentum(params, momentum)
-    if name == "adam":
-        return Adam(params, weight_decay=weight_decay)
-    return OPTIMIZERS[name](params)
+        return Momentum(params, momentum, weight_decay)
+    return OPTIMIZERS[name](params, weight_decay=weight_decay)

@@ -38,7 +38,7 @@ class TrainConfig:
     batch: int
     optimizer: str = "sgd"
     momentum: float = 0.9
-    weight_decay: float = 0.0  # adam only: AdamW's decoupled decay of weight matrices
+    weight_decay: float = 0.0  # weight matrices: an L2 penalty's gradient (sgd, momentum); AdamW's decay (adam)
     schedule: str = "constant"  # or "cosine", "onecycle" (see SCHEDULES)
     shuffle: str = "epoch"  # "epoch": a new order every epoch; "once": one order for the whole run
     seed: int = 2016
@@ -220,6 +220,9 @@ class _Run:
     def resume(cls, config, model, optimizer):
         path = config.path(".ckpt.npz")
         arrays, meta = load_npz(path, "checkpoint")
+        if meta.get("floatX", "float32") != FLOAT:
+            raise FlipnetError(f"{path} was made in {meta.get('floatX', 'float32')}, this run is in "
+                               f"{FLOAT} (FLIPNET_FLOAT); drop --resume to start over")
         saved = meta["config"]
         changed = {k for k in saved if saved[k] != getattr(config, k)} - _RESUMABLE_CHANGES
         if changed:
@@ -261,7 +264,8 @@ class _Run:
         arrays.update({f"optimizer/{i}": var.get_value() for i, var in enumerate(optimizer.state)})
         meta = {"config": dataclasses.asdict(config), "epoch": self.epoch, "curve": self.curve,
                 "best_at": self.best_at, "best_epoch": self.best_epoch, "best_valid": self.best_valid,
-                "rng": self.rng.bit_generator.state, "elapsed": self.elapsed_before + elapsed_now}
+                "rng": self.rng.bit_generator.state, "elapsed": self.elapsed_before + elapsed_now,
+                "floatX": FLOAT}
         save_npz(config.path(".ckpt.npz"), arrays, meta)
 
     def total_seconds(self, elapsed_now):
