@@ -132,8 +132,8 @@ def mean_cross_entropy(logits, y):
     return -pt.mean(log_softmax(logits)[pt.arange(y.shape[0]), y])
 
 
-def decode_bits(states, n_cells, dtype=None):
+def decode_bits(states, n_cells, dtype=FLOAT):
     """(n_cells, batch) 0/1 matrix of state integers: row j is bit j (cell j), one column
-    per state (the feature-major layout of the layers), in `dtype` (default: FLOAT)."""
+    per state (the feature-major layout of the layers)."""
     masks = (np.uint64(1) << np.arange(n_cells, dtype=np.uint64)).astype(states.dtype)
-    return pt.cast(pt.neq(pt.bitwise_and(states[None, :], masks[:, None]), 0), dtype or FLOAT)
+    return pt.cast(pt.neq(pt.bitwise_and(states[None, :], masks[:, None]), 0), dtype)

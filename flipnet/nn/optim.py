@@ -10,6 +10,8 @@ import pytensor.tensor as pt
 
 from flipnet.nn import FLOAT
 
+_real = np.dtype(FLOAT).type  # hyper-parameters as FLOAT scalars, so graphs keep their type
+
 
 def _decayed(grads, params, decay):
     """The gradients of the loss plus decay/2 * (sum of squared weight matrices): an L2
@@ -24,7 +26,7 @@ class SGD:
     name = "sgd"
 
     def __init__(self, params, weight_decay=0.0):
-        self.decay = np.dtype(FLOAT).type(weight_decay)
+        self.decay = _real(weight_decay)
         self.state = []
 
     def step(self, params, grads, state, lr):
@@ -37,8 +39,8 @@ class Momentum:
     name = "momentum"
 
     def __init__(self, params, mu=0.9, weight_decay=0.0):
-        self.mu = np.dtype(FLOAT).type(mu)
-        self.decay = np.dtype(FLOAT).type(weight_decay)
+        self.mu = _real(mu)
+        self.decay = _real(weight_decay)
         self.state = [pytensor.shared(np.zeros_like(p.get_value()), name=f"v_{p.name}") for p in params]
 
     def step(self, params, grads, state, lr):
@@ -54,9 +56,8 @@ class Adam:
     name = "adam"
 
     def __init__(self, params, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0):
-        real = np.dtype(FLOAT).type
-        self.b1, self.b2, self.eps = real(beta1), real(beta2), real(eps)
-        self.decay = real(weight_decay)
+        self.b1, self.b2, self.eps = _real(beta1), _real(beta2), _real(eps)
+        self.decay = _real(weight_decay)
         self.state = [pytensor.shared(np.zeros((), dtype=FLOAT), name="t")]
         for p in params:
             self.state.append(pytensor.shared(np.zeros_like(p.get_value()), name=f"m_{p.name}"))

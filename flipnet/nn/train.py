@@ -220,9 +220,10 @@ class _Run:
     def resume(cls, config, model, optimizer):
         path = config.path(".ckpt.npz")
         arrays, meta = load_npz(path, "checkpoint")
-        if meta.get("floatX", "float32") != FLOAT:
-            raise FlipnetError(f"{path} was made in {meta.get('floatX', 'float32')}, this run is in "
-                               f"{FLOAT} (FLIPNET_FLOAT); drop --resume to start over")
+        made_in = meta.get("floatX", "float32")  # checkpoints from before FLIPNET_FLOAT: float32
+        if made_in != FLOAT:
+            raise FlipnetError(f"{path} was made in {made_in}, this run is in {FLOAT} (FLIPNET_FLOAT); "
+                               "drop --resume to start over")
         saved = meta["config"]
         changed = {k for k in saved if saved[k] != getattr(config, k)} - _RESUMABLE_CHANGES
         if changed:
