@@ -5,12 +5,12 @@ import sys
 import numpy as np
 import pytest
 
-from flipnet.agents import (difficulty_agent, lowest_agent, make_agent, nimsum_agent, optimal_agent,
+from flipnet.play.agents import (difficulty_agent, lowest_agent, make_agent, nimsum_agent, optimal_agent,
                             random_agent)
-from flipnet.analyse import nim_outcome
-from flipnet.arena import play_match, tournament, win_rate
-from flipnet.errors import FlipnetError
-from flipnet.es import ESAgent, evolve
+from flipnet.solve import nim_outcome
+from flipnet.play.arena import play_match, tournament, win_rate
+from flipnet.base.errors import FlipnetError
+from flipnet.play.es import ESAgent, evolve
 from flipnet.games import FlipGame, GridNim, HalfNim, Nim
 
 MISERE5 = Nim((1, 3, 5, 7, 9), misere=True)
@@ -30,7 +30,7 @@ def test_agents_play_legal_moves(game, agent):
 def test_optimal_keeps_a_won_position_won():
     rng = np.random.default_rng(1)
     for game in (MISERE5, Nim((3, 4, 5)), GridNim(3, 3), FlipGame(2, 4)):
-        from flipnet.analyse import value_and_winning_moves
+        from flipnet.solve import value_and_winning_moves
         value, _ = value_and_winning_moves(game, game.start)
         if value:  # the first player wins: optimal moving first beats anyone
             assert all(play_match(game, optimal_agent, random_agent, rng) == 0 for _ in range(20))
@@ -49,8 +49,10 @@ def test_lowest_and_nimsum_rules():
     after = list((1, 2, 4))
     after[i] -= k
     assert nim_outcome(after) == 0
-    with pytest.raises(FlipnetError, match="lowest agent plays Nim only"):
-        lowest_agent(FlipGame(1, 4), 15, rng)
+    with pytest.raises(FlipnetError, match="the lowest agent plays nim only, not flip"):
+        make_agent("lowest", FlipGame(1, 4))
+    with pytest.raises(FlipnetError, match="the neural agent plays halfnim, flip only, not nim"):
+        make_agent("neural", Nim())
 
 
 def test_difficulty_rises_with_p():
@@ -122,7 +124,7 @@ def test_arena_json(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["arena", "nim", "--agents", "random"], "at least two different agents"),
     (["arena", "nim", "--agents", "random,wizard"], "unknown agent 'wizard'"),
-    (["arena", "flip", "--agents", "random,lowest"], "lowest agent plays Nim only"),
+    (["arena", "flip", "--agents", "random,lowest"], "lowest agent plays nim only, not flip"),
     (["arena", "nim", "--heaps", "1,x", "--agents", "random,optimal"], "heap 2 is 'x'"),
 ])
 def test_arena_errors(args, message):

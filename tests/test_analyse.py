@@ -3,8 +3,8 @@ from functools import lru_cache
 import pytest
 from conftest import mex
 
-from flipnet.analyse import analyse, nim_outcome
-from flipnet.errors import FlipnetError
+from flipnet.solve import analyse, nim_outcome
+from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame, GridNim, HalfNim, Nim
 from flipnet.solve import table
 

@@ -18,7 +18,7 @@ def run(capsys, *argv):
 
 
 def test_solve_prints_counts_and_writes_a_file(capsys, tmp_path):
-    path = tmp_path / "sub" / "flip.h5"
+    path = tmp_path / "flip.h5"
     code, out, _ = run(capsys, "solve", "flip", "--shape", "1x20", "-o", str(path))
     assert code == 0
     assert "nim-value 6: 6" in out and "nim-value 0: 370716" in out and " s" in out
@@ -58,6 +58,7 @@ def test_value_of_a_long_row(capsys):
     (["value", "nim", "1,-2"], "heap 2 is negative"),
     (["value", "halfnim", "zero"], "not 'zero'"),
     (["data", "--out-dir", "/dev/null/d"], "/dev/null is not a directory"),
+    (["solve", "flip", "--shape", "2x2", "-o", "/nonexistent/dir/x.h5"], "directory /nonexistent/dir does not exist"),
 ])
 def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -74,7 +75,7 @@ def test_python_dash_m():
 
 
 def test_survey_nim_lists_each_seed_and_the_perfect_ones(capsys):
-    from flipnet.nimmlp import survey
+    from flipnet.nn.nimtrain import survey
 
     code, out, _ = run(capsys, "survey-nim", "--seeds", "3:5", "--epochs", "30", "--json")
     assert code == 0

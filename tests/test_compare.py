@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from flipnet import compare
+from flipnet.report import compare
 from flipnet.cli import main
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,8 +4,8 @@ the Sprague-Grundy theorem on solved tables."""
 import numpy as np
 import pytest
 
-from flipnet.components import Components
-from flipnet.symmetry import Symmetries
+from flipnet.datasets.components import Components
+from flipnet.datasets.symmetry import Symmetries
 
 
 def reference_components(state, rows, cols):

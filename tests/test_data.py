@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 
 from flipnet import __version__
-from flipnet.atomic import atomic_path
-from flipnet.data import read_split, read_table, write_table
-from flipnet.errors import FlipnetError
+from flipnet.base.files import atomic_path
+from flipnet.datasets.hdf5 import read_split, read_table, write_table
+from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame, GridNim
 from flipnet.solve import table
-from flipnet.splits import TEST, TRAIN, VALID, original_split, stratified, uniform
+from flipnet.datasets.splits import TEST, TRAIN, VALID, original_split, stratified, uniform
 
 
 @pytest.fixture(scope="module")

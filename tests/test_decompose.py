@@ -3,8 +3,8 @@ import random
 import numpy as np
 import pytest
 
-from flipnet import decompose
-from flipnet.decompose import (canonical, dawson_kayles, groups, position_value, row_value,
+from flipnet.solve import decompose
+from flipnet.solve.decompose import (canonical, dawson_kayles, groups, position_value, row_value,
                                row_winning_moves, winning_dominoes)
 from flipnet.games import FlipGame
 from flipnet.solve import table

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipnet.nimber import Nimber, nim_mul
+from flipnet.solve.nim import Nimber, nim_mul
 
 small = st.integers(0, 255)
 

@@ -3,10 +3,10 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 
-from flipnet.errors import FlipnetError
-from flipnet.nimmlp import (NimMLP, backward_graph, bits_of, build_database, compare, decode,
-                            inputs_of, read_weights_file, squared_error_graph, survey,
-                            train_many)
+from flipnet.base.errors import FlipnetError
+from flipnet.nn.nimmlp import (NimMLP, backward_graph, bits_of, build_database, compare, decode,
+                               inputs_of, read_weights_file, squared_error_graph)
+from flipnet.nn.nimtrain import survey, train_many
 from flipnet.solve import halfnim_values
 
 rng = np.random.default_rng(7)

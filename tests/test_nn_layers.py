@@ -161,13 +161,13 @@ def test_layer_norm_value_and_gradient():
 def test_live_cells_keep_the_value_and_clear_only_isolated_cells():
     from flipnet.games import FlipGame
     from flipnet.nn.layers import live_cells
-    from flipnet.nn.models import _adjacency
+    from flipnet.datasets.components import adjacency
     from flipnet.solve import table
 
     rows, cols = 3, 4
     states = np.arange(1 << 12, dtype=np.uint32)
     xs = pt.dmatrix()
-    live = pytensor.function([xs], live_cells(xs, _adjacency(rows, cols)))
+    live = pytensor.function([xs], live_cells(xs, adjacency(rows, cols)))
     bits = ((states[None, :] >> np.arange(12)[:, None]) & 1).astype(np.float64)
     cleaned = live(bits)
     for s, column in zip(states[:300], cleaned.T[:300]):

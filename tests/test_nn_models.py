@@ -4,7 +4,7 @@ import pytensor.tensor as pt
 import pytest
 
 from flipnet.nn import optim
-from flipnet.nn.models import build, protocol
+from flipnet.nn.models import build
 
 pytestmark = pytest.mark.usefixtures("py_mode")
 
@@ -55,11 +55,6 @@ def test_build_errors():
         build("conv1d", 0, 5, 5)
 
 
-def test_paper_protocol_1d():
-    assert protocol("conv1d") == {"data": "data/flip1d.h5", "bucket": 0, "lr": 0.01, "shuffle": "once",
-                                  "batch": 20, "epochs": 1000}
-
-
 def numpy_momentum(p, grads, lr, mu):
     v = np.zeros_like(p)
     for g in grads:
@@ -103,8 +98,6 @@ def test_2d_models(name, n_params):
     assert model.n_parameters() == n_params and (model.rows, model.cols) == (5, 5)
     states = pt.vector(dtype="uint32")
     assert pytensor.function([states], model.logits(states))(np.arange(7, dtype=np.uint32)).shape == (7, 10)
-    assert protocol(name) == {"data": "data/flip2d.h5", "bucket": 1, "lr": 0.02, "batch": 50,
-                              "epochs": 200, "shuffle": "once", "validate_every": 5000}
 
 
 def test_2d_initialisation_follows_the_paper():
@@ -176,7 +169,7 @@ def test_residual_mlp_starts_as_a_shallow_network():
 
 def test_tta_predictor_averages_over_symmetries():
     from flipnet.nn.compile import Predictor
-    from flipnet.symmetry import Symmetries
+    from flipnet.datasets.symmetry import Symmetries
 
     model = build("mlp2d", seed=3)
     sym = Symmetries(5, 5)

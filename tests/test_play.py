@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flipnet.agents import NeuralHalfNim, optimal_agent, random_agent
+from flipnet.play.agents import NeuralHalfNim, optimal_agent, random_agent
 from flipnet.games import GridNim, HalfNim
-from flipnet.gui import OVER, PLAYING, START, HalfNimController
-from flipnet.nimmlp import NimMLP
-from flipnet.play import AI, USER, Match
+from flipnet.play.gui import OVER, PLAYING, START, HalfNimController
+from flipnet.nn.nimmlp import NimMLP
+from flipnet.play.console import AI, USER, Match
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ def test_console_with_no_input_at_all():
 
 def test_bad_start_and_bad_weights_are_one_line_errors(tmp_path):
     proc = play("--start", "500")
-    assert proc.returncode == 2 and "--start must be from 2 to 127, got 500" in proc.stderr
+    assert proc.returncode == 2 and "a game starts from 2 to 127 blocks, not 500" in proc.stderr
     bad = tmp_path / "w.txt"
     bad.write_text("1 2 3")
     proc = play("--weights", str(bad), "--start", "9")
@@ -114,8 +114,8 @@ def test_window_opens_under_xvfb(tmp_path):
         shot = tmp_path / "halfnim.png"
         script = (
             "import tkinter, subprocess, sys\n"
-            "from flipnet.agents import optimal_agent\n"
-            "from flipnet.gui import HalfNimController, HalfNimWindow\n"
+            "from flipnet.play.agents import optimal_agent\n"
+            "from flipnet.play.gui import HalfNimController, HalfNimWindow\n"
             "w = HalfNimWindow(HalfNimController(optimal_agent, seed=0))\n"
             "w.entry.insert(0, '37'); w.submit(); w.entry.insert(0, '2'); w.submit()\n"
             "w.root.update(); w.root.after(300, w.root.quit); w.root.mainloop(); w.root.update()\n"

@@ -4,9 +4,9 @@ from conftest import recursive_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame, GridNim
-from flipnet.reference import plain_table
+from flipnet.solve.reference import plain_table
 from flipnet.solve import (halfnim_best_move, halfnim_value, halfnim_values, solve_states, table,
                            win_table)
 

@@ -3,7 +3,7 @@ import pytest
 
 from flipnet.games import FlipGame
 from flipnet.solve import table
-from flipnet.symmetry import Symmetries, cell_maps
+from flipnet.datasets.symmetry import Symmetries, cell_maps
 
 
 def move_cells(state, target, n):

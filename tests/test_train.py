@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 from conftest import interrupt_epochs_at, write_tiny_dataset
 
-from flipnet.errors import FlipnetError, Interrupted
+from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.nn import compile as nn_compile
 from flipnet.nn.store import load_model, load_npz
-from flipnet.nn.train import TrainConfig, check_points, train
+from flipnet.nn.recipes import config_for
+from flipnet.nn.train import check_points, train
 
 
 @pytest.fixture
@@ -18,10 +19,11 @@ def tiny(tmp_path):
 
 
 def config(tmp_path, data, model="conv1d", **overrides):
-    settings = dict(data=str(data), bucket=0, epochs=4, batch=10, lr=0.01,
-                    results_dir=str(tmp_path / "results"))
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    settings = dict(data=str(data), bucket=0, epochs=4, batch=10, lr=0.01, eval_batch=0,
+                    improvement_threshold=1.0, results_dir=str(tmp_path / "results"))
     settings.update(overrides)
-    return TrainConfig.for_model(model, **settings)
+    return config_for(model, **settings)
 
 
 def quiet(*_):
@@ -32,7 +34,7 @@ def quiet(*_):
 def test_learns_the_length_8_game(tmp_path, tiny):
     """The network fits every training state (zero error) and the best-validation model
     generalizes far beyond the majority-class guess on the held-out states."""
-    from flipnet.data import read_split
+    from flipnet.datasets.hdf5 import read_split
     from flipnet.nn.compile import Predictor
     from flipnet.nn.models import build
 
@@ -91,7 +93,7 @@ def test_resume_continues_to_the_same_result(tmp_path, tiny, settings):
 def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
     data, _ = tiny
     real = interrupt_epochs_at(monkeypatch, 3)
-    with pytest.raises(Interrupted, match="checkpoint holds epoch 2.*--resume"):
+    with pytest.raises(Interrupted, match="^interrupted after epoch 2; resume with --resume$"):
         train(config(tmp_path, data, epochs=5), log=quiet)
     assert not (tmp_path / "results" / "conv1d.json").exists()
     _, meta = load_npz(tmp_path / "results" / "conv1d.ckpt.npz", "checkpoint")
@@ -118,13 +120,13 @@ def test_patience_stops_on_validation_only(tmp_path, tiny):
 
 def test_config_errors(tmp_path, tiny):
     data, _ = tiny
-    with pytest.raises(FlipnetError, match="--lr must be positive"):
+    with pytest.raises(FlipnetError, match="--lr must be a positive finite number"):
         config(tmp_path, data, lr=-1)
     with pytest.raises(FlipnetError, match="unknown optimizer 'rmsprop'"):
         config(tmp_path, data, optimizer="rmsprop")
-    with pytest.raises(FlipnetError, match="unknown model 'big'"):
+    with pytest.raises(FlipnetError, match="unknown recipe 'big'"):
         config(tmp_path, data, model="big")
-    with pytest.raises(FlipnetError, match="batch 500 is larger than the"):
+    with pytest.raises(FlipnetError, match="--batch 500 is larger than the"):
         train(config(tmp_path, data, batch=500), log=quiet)
     with pytest.raises(FlipnetError, match="not found: run `make data`"):
         train(config(tmp_path, tmp_path / "none.h5"), log=quiet)

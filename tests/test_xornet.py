@@ -67,7 +67,7 @@ def fitted_memory_model(seed=0):
 
 
 def test_memory_vocabulary_and_rows():
-    from flipnet.components import Components
+    from flipnet.datasets.components import Components
 
     model, train = fitted_memory_model()
     comps = Components(3, 3)
@@ -121,13 +121,14 @@ def test_memory_model_file_round_trip(tmp_path):
 
 
 def test_memory_model_trains_and_resumes(tmp_path):
-    from flipnet.nn.train import TrainConfig, train
+    from flipnet.nn.recipes import config_for
+    from flipnet.nn.train import train
 
     data = tmp_path / "flip3x4.h5"
     write_tiny_dataset(data, rows=3, cols=4)
 
     def run(where, epochs):
-        config = TrainConfig.for_model("xormem2d", data=str(data), bucket=0, epochs=epochs,
+        config = config_for("xormem2d", data=str(data), bucket=0, epochs=epochs,
                                        batch=16, lr=0.01, schedule="constant",
                                        results_dir=str(tmp_path / where))
         return train(config, resume=True, log=lambda *_: None)
@@ -144,7 +145,7 @@ def test_memory_model_trains_and_resumes(tmp_path):
     assert 0 < share < 1
     assert straight["test_error"] == pytest.approx(share * new + (1 - share) * known)
     # the share, counted independently through the memory's unseen row
-    from flipnet.data import read_split
+    from flipnet.datasets.hdf5 import read_split
     from flipnet.nn.store import load_model
 
     model, _ = load_model(tmp_path / "a" / "xormem2d.npz")

@@ -16,12 +16,26 @@ class BoardGame:
 
     name = "board"
     rule = "normal"  # "normal": the last mover wins; "misere": the last mover loses
+    default_shape = (1, 20)
+    MAX_CELLS = 4096  # far beyond anything solvable; bounds the memory of the move list
 
     def __init__(self, rows, cols):
         if not (isinstance(rows, int) and isinstance(cols, int)) or rows < 1 or cols < 1:
             raise ValueError(f"board shape must be at least 1x1, got {rows}x{cols}")
+        if rows * cols > self.MAX_CELLS:
+            raise ValueError(f"a {rows}x{cols} board has {rows * cols} cells; boards stop at "
+                             f"{self.MAX_CELLS} cells")
         self.rows, self.cols = rows, cols
         self.move_masks = tuple(self._masks())
+
+    @classmethod
+    def configure(cls, shape=None, **options):
+        rows, cols = shape or cls.default_shape
+        return cls(rows, cols, **options)
+
+    @classmethod
+    def for_position(cls, text, **options):
+        return cls.configure(shape=cls.shape_of(text), **options)
 
     def _masks(self):
         raise NotImplementedError
@@ -114,6 +128,23 @@ class BoardGame:
         if state is not None and state & mask != mask:
             raise ValueError(f"{text.strip()!r} is not legal here: a cell is already empty")
         return mask
+
+    def parse_start(self, text):
+        return self.parse(text)
+
+    def describe_start(self, state):
+        return self.format(state)
+
+    def render(self, state):
+        """The position as the console shows it: o for a full cell, . for an empty one."""
+        columns = " ".join(str(c % 10) for c in range(self.cols))
+        rows = [" ".join("o" if ch == FULL else "." for ch in row) for row in self.format(state).split("/")]
+        if self.rows == 1:
+            return f"  {rows[0]}\n  {columns}"
+        return "\n".join([f"     {columns}"] + [f"  {r:>2} {row}" for r, row in enumerate(rows)])
+
+    def move_hint(self, state):
+        return "cells, e.g. 3+4" if self.rows == 1 else "cells as ROW,COL+ROW,COL+..., e.g. 0,0+0,1"
 
     @classmethod
     def shape_of(cls, text):

@@ -5,6 +5,8 @@ wins) or misere (the last mover loses). A state is a tuple of heap sizes; a move
 
 class Nim:
     name = "nim"
+    MAX_HEAPS = 10_000  # bounds on the text a position may take, not on the theory
+    MAX_DIGITS = 4000
 
     def __init__(self, heaps=(1, 3, 5, 7, 9), misere=False):
         heaps = tuple(heaps)
@@ -23,11 +25,20 @@ class Nim:
     def __hash__(self):
         return hash(("Nim", self.heaps, self.misere))
 
+    @classmethod
+    def configure(cls, heaps=None, misere=False):
+        return cls(cls.parse(heaps) if isinstance(heaps, str) else heaps or (1, 3, 5, 7, 9), misere)
+
+    @classmethod
+    def for_position(cls, text, misere=False):
+        return cls(cls.parse(text), misere)
+
     @property
     def start(self):
         return self.heaps
 
     def legal_moves(self, state):
+        """Every move, one per heap and count: only for heaps small enough to list."""
         return [(i, k) for i, h in enumerate(state) for k in range(1, h + 1)]
 
     def play(self, state, move):
@@ -42,17 +53,23 @@ class Nim:
     def format(self, state):
         return ",".join(str(h) for h in state)
 
-    def parse(self, text):
+    @staticmethod
+    def parse(text):
+        """Heap sizes written as '1,3,5'; any size (the theory needs only XOR), bounded text."""
         parts = str(text).strip().split(",")
+        if len(parts) > Nim.MAX_HEAPS:
+            raise ValueError(f"{len(parts)} heaps given; positions stop at {Nim.MAX_HEAPS} heaps")
         heaps = []
         for i, part in enumerate(parts, start=1):
-            try:
-                h = int(part)
-            except ValueError:
-                raise ValueError(f"heap {i} is {part.strip()!r}, not a number") from None
-            if h < 0:
-                raise ValueError(f"heap {i} is negative ({h})")
-            heaps.append(h)
+            part = part.strip()
+            digits = part[1:] if part.startswith("-") else part
+            if not (digits.isascii() and digits.isdigit()):  # no '1e9', '0x..', '1.5'
+                raise ValueError(f"heap {i} is {part!r}, not a number")
+            if len(digits) > Nim.MAX_DIGITS:
+                raise ValueError(f"heap {i} has {len(digits)} digits; heaps stop at {Nim.MAX_DIGITS}")
+            if part.startswith("-"):
+                raise ValueError(f"heap {i} is negative ({part})")
+            heaps.append(int(digits))
         return tuple(heaps)
 
     def format_move(self, move):
@@ -72,3 +89,16 @@ class Nim:
             if not 1 <= k <= state[h - 1]:
                 raise ValueError(f"heap {h} holds {state[h - 1]}: take 1..{state[h - 1]}, not {k}")
         return move
+
+    def parse_start(self, text):
+        return self.parse(text)
+
+    def describe_start(self, state):
+        return self.format(state)
+
+    def render(self, state):
+        return "\n".join(f"  heap {i + 1}: {'|' * h if h <= 60 else '|' * 60 + '...'} ({h})"
+                         for i, h in enumerate(state))
+
+    def move_hint(self, state):
+        return "COUNT@HEAP, e.g. 2@3"

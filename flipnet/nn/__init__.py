@@ -10,7 +10,7 @@ import os
 
 import pytensor
 
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
 
 FLOATS = ("float32", "float64")
 FLOAT = os.environ.get("FLIPNET_FLOAT") or "float32"

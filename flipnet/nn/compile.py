@@ -64,11 +64,14 @@ def epoch_function(model, optimizer):
 EPOCH_CHUNK = 4096
 
 
-def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK):
+def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK, between_calls=None):
     """One pass of `epoch_fn` over states/labels (n_batches, batch), `chunk` batches per
-    call; the mean minibatch loss."""
+    call; the mean minibatch loss. `between_calls()` runs after every call but the last
+    (the trainer stops there on Ctrl-C)."""
     total = 0.0
     for start in range(0, len(states), chunk):
+        if start and between_calls:
+            between_calls()
         part = slice(start, start + chunk)
         total += float(epoch_fn(states[part], labels[part], lr)) * len(states[part])
     return total / len(states)
@@ -104,7 +107,7 @@ class Predictor:
     @classmethod
     def as_trained(cls, model, meta):
         """The predictor a saved model was evaluated with (symmetry averaging or not)."""
-        from flipnet.symmetry import Symmetries
+        from flipnet.datasets.symmetry import Symmetries
 
         tta = meta.get("config", {}).get("tta", False)
         return cls(model, symmetries=Symmetries(model.rows, model.cols) if tta else None)

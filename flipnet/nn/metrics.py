@@ -3,6 +3,17 @@
 import numpy as np
 
 
+def evaluated(part, eval_batch=0):
+    """(states, labels) an error is measured on: all of them, or with `eval_batch`, whole
+    minibatches of that size only (the scripts' n // batch batches; the remainder, the
+    largest states of the set, is never evaluated)."""
+    states, labels = part
+    if eval_batch:
+        keep = len(states) // eval_batch * eval_batch
+        return states[:keep], labels[:keep]
+    return states, labels
+
+
 def error_rate(predicted, labels):
     return float(np.mean(np.asarray(predicted) != np.asarray(labels))) if len(labels) else float("nan")
 

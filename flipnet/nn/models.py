@@ -9,19 +9,24 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets.components import Components, adjacency
 from flipnet.nn import FLOAT
 from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense, layer_norm,
                                live_cells, multi_filter_correlation, multiwidth_conv1d)
 
-MODELS = {}
+MODELS = {}  # name -> (builder, board): "row" models read one row, "grid" models a board
 
 
-def register(name, **protocol):
-    """Register a model builder with the training protocol of the paper for it."""
+def register(name, board):
+    """Register a model builder; `board` is "row" or "grid" (what it was designed for)."""
     def wrap(build):
-        MODELS[name] = (build, protocol)
+        MODELS[name] = (build, board)
         return build
     return wrap
+
+
+DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
 
 
 class Model:
@@ -82,20 +87,26 @@ class Model:
 
 def build(name, seed, rows=None, cols=None):
     """A fresh model with the paper's initialisation from `seed`, for boards of the given
-    shape (default: the paper's shape for that model)."""
+    shape (default: the study's board for that kind of model). A grid model refuses a
+    single row: its design (a 5x5 MLP, 2D filters, 2D components) says nothing of strings."""
     if name not in MODELS:
         raise ValueError(f"unknown model {name!r}: choose from {', '.join(MODELS)}")
-    builder, proto = MODELS[name]
-    rows = proto["rows"] if rows is None else rows
-    cols = proto["cols"] if cols is None else cols
+    builder, board = MODELS[name]
+    default_rows, default_cols = DEFAULT_SHAPES[board]
+    rows = default_rows if rows is None else rows
+    cols = default_cols if cols is None else cols
+    if board == "grid" and rows == 1:
+        raise ValueError(f"{name} reads 2D boards, not one row of {cols} cells")
     return builder(np.random.default_rng(seed), rows, cols)
 
 
-def protocol(name):
-    """The paper's data and training settings for a model (the trainer's defaults)."""
-    proto = dict(MODELS[name][1])
-    del proto["rows"], proto["cols"]
-    return proto
+def check_labels(model, split, path):
+    """Refuse a dataset whose labels the model cannot output."""
+    top = max((int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size),
+              default=0)
+    if top >= model.n_classes:
+        raise FlipnetError(f"{path} has nim-value {top}; model {model.name} has "
+                           f"{model.n_classes} classes")
 
 
 def _one_row(name, rows):
@@ -107,11 +118,7 @@ def normal(rng, std, shape):
     return rng.normal(0.0, std, size=shape)
 
 
-PROTOCOL_1D = dict(data="data/flip1d.h5", bucket=0, lr=0.01, batch=20, epochs=1000, shuffle="once",
-                   rows=1, cols=20)
-
-
-@register("conv1d", **PROTOCOL_1D)
+@register("conv1d", "row")
 def conv1d(rng, rows, length, n_classes=7):
     """The paper's 1D model: one valid filter per width 2..length (190 outputs for 20),
     tanh; dense 64 tanh; dense softmax. Conv W ~ N(0, sqrt(1/k)), conv b ~ N(0, 1);
@@ -137,7 +144,7 @@ def conv1d(rng, rows, length, n_classes=7):
     return Model("conv1d", 1, length, n_classes, init, forward)
 
 
-@register("fc1d", **PROTOCOL_1D)
+@register("fc1d", "row")
 def fc1d(rng, rows, length, n_classes=7):
     """The paper's comparison: a dense 20 -> 190 tanh layer in place of the convolution.
     It follows the hidden-layer rule: W ~ N(0, sqrt(1/n_out)), b = 0."""
@@ -160,14 +167,6 @@ def fc1d(rng, rows, length, n_classes=7):
     return Model("fc1d", 1, length, n_classes, init, forward)
 
 
-PROTOCOL_2D = dict(data="data/flip2d.h5", bucket=1, lr=0.02, batch=50, epochs=200, shuffle="once",
-                   rows=5, cols=5)
-# The study does not say how often it validated. Theano's tutorial loop, whose "test error
-# of the best-validation model" it reports, validated every min(n_train_batches,
-# patience // 2) = min(n, 5000) minibatches: once an epoch in 1D (3,972 batches), every
-# 5,000 of the 46,973 in 2D. With one fixed order the 2D error swings by one to two
-# points inside an epoch, so this matters there (see README).
-PAPER_2D = {**PROTOCOL_2D, "validate_every": 5000}
 CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
 
 
@@ -186,7 +185,7 @@ def _mlp_forward(x, p, n_layers):
     return x
 
 
-@register("mlp2d", **PAPER_2D)
+@register("mlp2d", "grid")
 def mlp2d(rng, rows, cols, n_classes=10):
     """The paper's 2D MLP: cells -> 300 tanh -> 60 tanh -> 10 softmax."""
     sizes = [rows * cols, 300, 60, n_classes]
@@ -194,14 +193,14 @@ def mlp2d(rng, rows, cols, n_classes=10):
                  lambda x, p: _mlp_forward(x, p, 3))
 
 
-@register("logreg2d", **PAPER_2D)
+@register("logreg2d", "grid")
 def logreg2d(rng, rows, cols, n_classes=10):
     """Logistic regression: cells -> 10 softmax, initialised like the MLP's layers."""
     return Model("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
                  lambda x, p: _mlp_forward(x, p, 1))
 
 
-@register("convmlp2d", **PAPER_2D)
+@register("convmlp2d", "grid")
 def convmlp2d(rng, rows, cols, n_classes=10):
     """The convolution block the authors tried in front of the MLP: for every filter shape
     (i, j), i in 2..5, j in 1..5 (those that fit the board), two maps, "valid", tanh, one
@@ -220,23 +219,13 @@ def convmlp2d(rng, rows, cols, n_classes=10):
     return Model("convmlp2d", rows, cols, n_classes, init, forward)
 
 
-def _adjacency(rows, cols):
-    from flipnet.games import FlipGame
-
-    adjacency = np.zeros((rows * cols, rows * cols))
-    for mask in FlipGame(rows, cols).move_masks:
-        i, j = (k for k in range(rows * cols) if mask >> k & 1)
-        adjacency[i, j] = adjacency[j, i] = 1
-    return adjacency
-
-
 def residual_mlp(name, rng, rows, cols, n_classes, width, blocks):
     """Beyond the paper: cells -> live cells (full cells with a full neighbour; the others
     never matter) -> dense `width` -> `blocks` residual blocks h + W2 relu(W1 LN(h)) ->
     LN, relu -> dense softmax. He initialisation; each block's second layer starts at
     zero, so the network starts as a shallow one and grows into its depth."""
     n = rows * cols
-    adjacency = _adjacency(rows, cols)
+    board_adjacency = adjacency(rows, cols)
     init = {"W_in": normal(rng, np.sqrt(2 / n), (n, width)), "b_in": np.zeros(width)}
     for k in range(blocks):
         init.update({f"g{k}": np.ones(width), f"s{k}": np.zeros(width),
@@ -246,7 +235,7 @@ def residual_mlp(name, rng, rows, cols, n_classes, width, blocks):
                  "W_out": normal(rng, np.sqrt(1 / width), (width, n_classes)), "b_out": np.zeros(n_classes)})
 
     def forward(x, p):
-        h = dense(live_cells(x, adjacency), p["W_in"], p["b_in"])
+        h = dense(live_cells(x, board_adjacency), p["W_in"], p["b_in"])
         for k in range(blocks):
             u = dense(layer_norm(h, p[f"g{k}"], p[f"s{k}"]), p[f"W{k}a"], p[f"b{k}a"], "relu")
             h = h + dense(u, p[f"W{k}b"], p[f"b{k}b"])
@@ -256,9 +245,7 @@ def residual_mlp(name, rng, rows, cols, n_classes, width, blocks):
     return Model(name, rows, cols, n_classes, init, forward)
 
 
-@register("resmlp2d", **{**PROTOCOL_2D, "optimizer": "adam", "lr": 0.002, "batch": 512,
-                         "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
-                         "augment": "symmetry", "tta": True, "weight_decay": 0.0})
+@register("resmlp2d", "grid")
 def resmlp2d(rng, rows, cols, n_classes=10):
     return residual_mlp("resmlp2d", rng, rows, cols, n_classes, width=128, blocks=6)
 
@@ -291,7 +278,6 @@ class ComponentModel(Model):
 
     def __init__(self, name, rows, cols, n_classes, init, forward, slots, memory=False):
         super().__init__(name, rows, cols, n_classes, init, forward)
-        from flipnet.components import Components
 
         self.components, self.slots = Components(rows, cols), slots
         self.input_shape = (slots, 2) if memory else (slots,)
@@ -366,18 +352,14 @@ class ComponentModel(Model):
         return log_probs[pt.argsort(order)]  # back in the batch's order
 
 
-XORNET_TRAINING = {"optimizer": "adam", "lr": 0.002, "batch": 256, "epochs": 30,
-                   "schedule": "onecycle", "shuffle": "epoch"}
-
-
-@register("xornet1d", **{**PROTOCOL_1D, **XORNET_TRAINING, "epochs": 20})
+@register("xornet1d", "row")
 def xornet1d(rng, rows, cols):
     """The XOR-of-components network on strings: its components are runs of ones."""
     _one_row("xornet1d", rows)
     return xornet2d(rng, rows, cols, name="xornet1d")
 
 
-@register("xornet2d", **{**PROTOCOL_2D, **XORNET_TRAINING})
+@register("xornet2d", "grid")
 def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name="xornet2d",
              memory=False):
     """A ComponentModel whose component network is an MLP (cells -> 256 -> 128 -> 16,
@@ -401,7 +383,7 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name=
     return ComponentModel(name, rows, cols, n_classes, init, forward, slots, memory)
 
 
-@register("xormem2d", **{**PROTOCOL_2D, **XORNET_TRAINING})
+@register("xormem2d", "grid")
 def xormem2d(rng, rows, cols):
     """xornet2d with a memory of the component shapes met in training (ComponentModel)."""
     return xornet2d(rng, rows, cols, name="xormem2d", memory=True)

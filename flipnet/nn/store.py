@@ -7,12 +7,13 @@ so far, the learning curve and the shuffling RNG, so a run resumes exactly.
 """
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from flipnet.atomic import atomic_path
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
+from flipnet.base.files import atomic_path
 
 META = "__meta__"
 
@@ -24,15 +25,28 @@ def save_npz(path, arrays, meta):
 
 
 def load_npz(path, what="model file"):
+    """(arrays, meta) of a flipnet .npz file; a one-line FlipnetError for anything else
+    (a missing, truncated or foreign file, Python objects inside, non-finite numbers)."""
     path = Path(path)
-    if not path.exists():
-        raise FlipnetError(f"{what} {path} not found")
+    if not path.is_file():
+        raise FlipnetError(f"{what} {path} not found" if not path.exists() else f"{what} {path} is not a file")
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {k: archive[k] for k in archive.files}
         meta = json.loads(str(arrays.pop(META)))
-    except (OSError, ValueError, KeyError, EOFError) as exc:
-        raise FlipnetError(f"{path} is not a flipnet {what} ({exc.__class__.__name__}: {exc})") from None
+        if not isinstance(meta, dict):
+            raise ValueError("its metadata is not a JSON object")
+    except KeyError:
+        raise FlipnetError(f"{path} is not a flipnet {what} (no {META} entry)") from None
+    except ValueError as exc:
+        # numpy's own text for object arrays suggests allow_pickle: never load those
+        reason = "it holds Python objects" if "allow_pickle" in str(exc) else str(exc).split("\n")[0]
+        raise FlipnetError(f"{path} is not a flipnet {what} ({reason})") from None
+    except (OSError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
+        raise FlipnetError(f"{path} is not a flipnet {what} (truncated or corrupt?)") from None
+    for name, array in arrays.items():
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise FlipnetError(f"{path}: {name} holds values that are not finite (NaN or infinity)")
     return arrays, meta
 
 
@@ -49,8 +63,8 @@ def load_model(path):
     if "model" not in meta:
         raise FlipnetError(f"{path} is not a flipnet model file (no model name)")
     try:
-        model = build(meta["model"], seed=0, rows=meta["rows"], cols=meta["cols"])
-    except (ValueError, KeyError) as exc:
+        model = build(meta["model"], seed=0, rows=int(meta["rows"]), cols=int(meta["cols"]))
+    except (ValueError, KeyError, TypeError) as exc:
         raise FlipnetError(f"{path}: cannot rebuild its model: {exc}") from None
     missing = (set(model.names) | set(model.buffers())) - set(arrays)
     if missing:

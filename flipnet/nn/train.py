@@ -1,85 +1,38 @@
 """The training loop: shuffle, one compiled epoch, validate, keep the best, checkpoint.
 
-Defaults reproduce the paper (`models.protocol`); every setting is a field of
-`TrainConfig` and a flag of `flipnet train`. A run writes, under `results/`:
+A run is a recipe's settings (`nn/recipes.py`, `nn/config.py`) and writes, under
+`results/`:
     <name>.json      metrics of the best-validation model (see `_results`)
     <name>.npz       its parameters (for `flipnet evaluate` and `flipnet predict`)
     <name>.ckpt.npz  a checkpoint after every epoch, for `--resume`
+Ctrl-C is answered between compiled calls: the run stops with the checkpoint of its
+last finished epoch intact, and `--resume` continues exactly where it would have.
 """
 
+import contextlib
 import dataclasses
-import json
+import fcntl
+import math
+import os
 import time
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytensor
 
-from flipnet.atomic import write_text
-from flipnet.data import read_split
-from flipnet.errors import FlipnetError, Interrupted
+from flipnet.base import signals
+from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.files import check_writable, ensure_dir, write_json
+from flipnet.base.progress import bar
+from flipnet.datasets import read_split
+from flipnet.datasets.components import shape_split_errors
+from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.compile import Predictor, epoch_function, run_epoch
-from flipnet.nn.metrics import confusion, error_rate, per_class_error
-from flipnet.nn.models import MODELS, build, protocol
+from flipnet.nn.config import SCHEDULE_NAMES
+from flipnet.nn.metrics import confusion, error_rate, evaluated, per_class_error
+from flipnet.nn.models import build, check_labels
+from flipnet.nn.recipes import overrides, paper_protocol
 from flipnet.nn.store import load_npz, save_model, save_npz
-from flipnet.progress import bar
-from flipnet.symmetry import Symmetries
-
-
-@dataclass
-class TrainConfig:
-    model: str
-    data: str
-    bucket: int
-    epochs: int
-    lr: float
-    batch: int
-    optimizer: str = "sgd"
-    momentum: float = 0.9
-    weight_decay: float = 0.0  # weight matrices: an L2 penalty's gradient (sgd, momentum); AdamW's decay (adam)
-    schedule: str = "constant"  # or "cosine", "onecycle" (see SCHEDULES)
-    shuffle: str = "epoch"  # "epoch": a new order every epoch; "once": one order for the whole run
-    seed: int = 2016
-    patience: int = 0  # stop after this many epochs without a better validation error; 0: never
-    validate_every: int = 0  # also validate after every N-th minibatch of the run; 0: epoch ends only
-    augment: str = "none"  # or "symmetry": each epoch, every state moved by a random board symmetry
-    tta: bool = False  # predict by averaging over the board's symmetries
-    name: str = ""  # the run's file names; default: the model name
-    results_dir: str = "results"
-
-    @classmethod
-    def for_model(cls, model, **overrides):
-        """The paper's protocol for `model`, with the given settings replaced (None: keep)."""
-        if model not in MODELS:
-            raise FlipnetError(f"unknown model {model!r}: choose from {', '.join(MODELS)}")
-        settings = {**protocol(model), **{k: v for k, v in overrides.items() if v is not None}}
-        config = cls(model=model, **settings)
-        config.name = config.name or model
-        config.check()
-        return config
-
-    def check(self):
-        for field, low in (("epochs", 1), ("batch", 1), ("bucket", 0), ("patience", 0),
-                           ("validate_every", 0)):
-            if getattr(self, field) < low:
-                raise FlipnetError(f"--{field} must be at least {low}, got {getattr(self, field)}")
-        if not self.lr > 0:
-            raise FlipnetError(f"--lr must be positive, got {self.lr}")
-        if self.shuffle not in ("epoch", "once"):
-            raise FlipnetError(f"unknown shuffle {self.shuffle!r}: choose from epoch, once")
-        if self.schedule not in SCHEDULES:
-            raise FlipnetError(f"unknown schedule {self.schedule!r}: choose from {', '.join(SCHEDULES)}")
-        if self.augment not in ("none", "symmetry"):
-            raise FlipnetError(f"unknown augment {self.augment!r}: choose from none, symmetry")
-        if self.weight_decay < 0:
-            raise FlipnetError(f"--weight-decay must not be negative, got {self.weight_decay}")
-        if self.optimizer not in optim.OPTIMIZERS:
-            raise FlipnetError(f"unknown optimizer {self.optimizer!r}: choose from {', '.join(optim.OPTIMIZERS)}")
-
-    def path(self, suffix):
-        return Path(self.results_dir) / f"{self.name}{suffix}"
 
 
 def _one_cycle(lr, done, total):
@@ -96,81 +49,121 @@ SCHEDULES = {
     "cosine": lambda lr, done, total: lr * (1 + np.cos(np.pi * done / total)) / 2,
     "onecycle": _one_cycle,
 }
-
+assert tuple(SCHEDULES) == SCHEDULE_NAMES
 
 # settings that may differ between a checkpoint and a resumed run
 _RESUMABLE_CHANGES = {"epochs", "patience"}
 
 
-def train(config, resume=False, log=print):
+def train(config, resume=False, overwrite=False, log=print):
     started = time.perf_counter()
+    config.check()
     split = read_split(config.data, config.bucket)
     model = _build_for(config, split)
-    model.fit(split.train[0])
-    optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay)
-    symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
-    run = _Run.fresh(config, model)
-    if resume and config.path(".ckpt.npz").exists():
-        run = _Run.resume(config, model, optimizer)
-        log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
-    elif resume:
-        log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
+    with _claimed(config, resume, overwrite):
+        model.fit(split.train[0])
+        optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay)
+        symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
+        run = _Run.fresh(config, model)
+        if resume and config.path(".ckpt.npz").exists():
+            run = _Run.resume(config, model, optimizer)
+            log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
+        elif resume:
+            log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
 
-    train_states, train_labels = split.train[0], split.train[1].astype(np.int64)
-    if config.augment == "none":  # else the states change every epoch, and so their inputs
-        train_states = model.prepare(train_states)
-    n_batches = len(train_states) // config.batch
-    if n_batches == 0:
-        raise FlipnetError(f"batch {config.batch} is larger than the {len(train_states)} training states")
-    predict = Predictor(model, symmetries=symmetries if config.tta else None)
-    valid_inputs = None if config.tta else model.prepare(split.valid[0])  # prepared once
+        train_states, train_labels = split.train[0], split.train[1].astype(np.int64)
+        if config.augment == "none":  # else the states change every epoch, and so their inputs
+            train_states = model.prepare(train_states)
+        n_batches = len(train_states) // config.batch
+        if n_batches == 0:
+            raise FlipnetError(f"--batch {config.batch} is larger than the {len(train_states)} training states")
+        predict = Predictor(model, symmetries=symmetries if config.tta else None)
+        valid_states, valid_labels = evaluated(split.valid, config.eval_batch)
+        valid_inputs = None if config.tta else model.prepare(valid_states)  # prepared once
 
-    def validate():
-        predicted = predict(split.valid[0]) if config.tta else predict.on_inputs(valid_inputs)
-        return error_rate(predicted, split.valid[1])
+        def validate():
+            predicted = predict(valid_states) if config.tta else predict.on_inputs(valid_inputs)
+            return error_rate(predicted, valid_labels)
 
-    epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
-    schedule = SCHEDULES[config.schedule]
-    # --shuffle once: one order for the run, drawn from a generator seeded like the model's
-    # initialisation (the reference run of `make train-1d` was made with exactly this order)
-    fixed_order = np.random.default_rng(config.seed).permutation(len(train_states)) \
-        if config.shuffle == "once" else None
+        def stop_if_asked():
+            if signals.requested():
+                raise Interrupted(run.interrupted_message())
 
-    with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress:
-        try:
-            while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(train_states))
-                order = order[:n_batches * config.batch]
-                states = train_states[order]
-                if config.augment == "symmetry":
-                    states = model.prepare(symmetries.random_images(states, run.rng))
-                lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
-                batches = states.reshape(n_batches, config.batch, *model.input_shape)
-                labels = train_labels[order].reshape(n_batches, -1)
-                tick, seconds, loss_sum, done = time.perf_counter(), 0.0, 0.0, 0
-                for stop in check_points(run.epoch, n_batches, config.validate_every):
-                    part = slice(done, stop)
-                    loss_sum += run_epoch(epoch_fn, batches[part], labels[part], lr) * (stop - done)
-                    seconds += time.perf_counter() - tick
-                    valid_error = validate()
-                    run.check(model, valid_error, stop / n_batches)
-                    done, tick = stop, time.perf_counter()
-                loss = loss_sum / n_batches
-                run.record(loss, valid_error, seconds)
-                run.save(config, model, optimizer, time.perf_counter() - started)
-                progress.update()
-                progress.set_postfix(loss=f"{loss:.4f}", valid=f"{valid_error:.4%}",
-                                     best=f"{run.best_valid:.4%}@{run.best_at:g}")
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted; the checkpoint holds epoch {run.epoch}: continue with "
-                              f"the same command and --resume") from None
+        epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
+        schedule = SCHEDULES[config.schedule]
+        # --shuffle once: one order for the run, drawn from a generator seeded like the model's
+        # initialisation (the reference run of `make train-1d` was made with exactly this order)
+        fixed_order = np.random.default_rng(config.seed).permutation(len(train_states)) \
+            if config.shuffle == "once" else None
 
-    model.set_values(run.best_params)
-    results = _results(config, model, split, predict, run, time.perf_counter() - started)
-    save_model(config.path(".npz"), model, {"config": dataclasses.asdict(config),
-                                            "best_epoch": run.best_epoch})
-    write_text(config.path(".json"), json.dumps(results, indent=1) + "\n")
+        with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
+                signals.deferred():
+            try:
+                while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
+                    order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(train_states))
+                    order = order[:n_batches * config.batch]
+                    states = train_states[order]
+                    if config.augment == "symmetry":
+                        states = model.prepare(symmetries.random_images(states, run.rng))
+                    lr = np.asarray(schedule(config.lr, run.epoch, config.epochs), dtype=FLOAT)
+                    batches = states.reshape(n_batches, config.batch, *model.input_shape)
+                    labels = train_labels[order].reshape(n_batches, -1)
+                    tick, seconds, loss_sum, done = time.perf_counter(), 0.0, 0.0, 0
+                    for stop in check_points(run.epoch, n_batches, config.validate_every):
+                        part = slice(done, stop)
+                        loss_sum += run_epoch(epoch_fn, batches[part], labels[part], lr,
+                                              between_calls=stop_if_asked) * (stop - done)
+                        seconds += time.perf_counter() - tick
+                        if not math.isfinite(loss_sum):
+                            raise FlipnetError(run.diverged_message(config))
+                        valid_error = validate()
+                        run.check(model, valid_error, stop / n_batches, config.improvement_threshold)
+                        done, tick = stop, time.perf_counter()
+                    loss = loss_sum / n_batches
+                    run.record(loss, valid_error, seconds)
+                    run.save(config, model, optimizer, time.perf_counter() - started)
+                    progress.update()
+                    progress.set_postfix(loss=f"{loss:.4f}", valid=f"{valid_error:.4%}",
+                                         best=f"{run.best_valid:.4%}@{run.best_at:g}")
+                    stop_if_asked()
+            except KeyboardInterrupt:  # a second Ctrl-C: the checkpoint on disk is still whole
+                raise Interrupted(run.interrupted_message()) from None
+
+        model.set_values(run.best_params)
+        results = _results(config, model, split, predict, run, time.perf_counter() - started)
+        save_model(config.path(".npz"), model, {"config": dataclasses.asdict(config),
+                                                "best_epoch": run.best_epoch})
+        write_json(config.path(".json"), results)
     return results
+
+
+@contextlib.contextmanager
+def _claimed(config, resume, overwrite):
+    """Hold the run's name for the run: refuse one that is running in another process,
+    and a finished or interrupted one unless it is resumed or overwritten. Checks that the
+    results directory can be written before any training starts."""
+    ensure_dir(config.results_dir)
+    for suffix in (".json", ".npz", ".ckpt.npz"):
+        check_writable(config.path(suffix))
+    lock_path = config.path(".lock")
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise FlipnetError(f"run {config.name!r} is already running in another process "
+                               f"({lock_path} is locked)") from None
+        try:
+            existing = [config.path(s) for s in (".json", ".npz", ".ckpt.npz") if config.path(s).exists()]
+            if existing and not (resume or overwrite):
+                raise FlipnetError(f"{existing[0]} exists: pass --resume to continue that run or "
+                                   f"--overwrite to start it over")
+            if overwrite and not resume:
+                for path in existing:
+                    path.unlink()
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(lock_path)
 
 
 def check_points(epoch, n_batches, every):
@@ -190,10 +183,7 @@ def _build_for(config, split):
         model = build(config.model, config.seed, rows, cols)
     except ValueError as exc:
         raise FlipnetError(f"{config.data} holds {rows}x{cols} boards: {exc}") from None
-    top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
-    if top >= model.n_classes:
-        raise FlipnetError(f"{config.data} has nim-value {top}; model {model.name} has "
-                           f"{model.n_classes} classes")
+    check_labels(model, split, config.data)
     return model
 
 
@@ -239,13 +229,24 @@ class _Run:
         return cls(meta["epoch"], meta["curve"], best_at, meta["best_valid"], best,
                    rng, meta["elapsed"])
 
-    def check(self, model, valid_error, fraction):
+    def check(self, model, valid_error, fraction, threshold=1.0):
         """A validation `fraction` of the way through the current epoch: keep the model
-        when it is the best so far."""
+        when its error is below `threshold` times the best so far (1.0: any improvement;
+        the 2D script's 0.99: a small improvement does not replace the best)."""
         at = round(self.epoch + fraction, 6)
         self.checks.append((at, valid_error))
-        if valid_error < self.best_valid:
+        if valid_error < self.best_valid * threshold:
             self.best_at, self.best_valid, self.best_params = at, valid_error, model.get_values()
+
+    def interrupted_message(self):
+        if self.epoch == 0:
+            return "interrupted before the first epoch ended; nothing was saved"
+        return f"interrupted after epoch {self.epoch}; resume with --resume"
+
+    def diverged_message(self, config):
+        kept = (f"the checkpoint keeps epoch {self.epoch}" if self.epoch else "nothing was saved")
+        return (f"training diverged in epoch {self.epoch + 1}: the loss is not finite "
+                f"(--lr {config.lr:g} is too large?); {kept}")
 
     def record(self, loss, valid_error, seconds):
         """The end of an epoch, whose last check measured `valid_error`."""
@@ -274,20 +275,21 @@ class _Run:
 
 
 def _results(config, model, split, predict, run, elapsed_now):
-    test_states, test_labels = split.test
+    test_states, test_labels = evaluated(split.test, config.eval_batch)
     predicted = predict(test_states)
     counts = confusion(predicted, test_labels, model.n_classes)
     epoch_seconds = [c["seconds"] for c in run.curve]
     return {
         "model": config.model,
         "name": config.name,
+        "recipe": config.recipe,
         "config": dataclasses.asdict(config),
-        "paper_protocol": all(getattr(config, k) == v for k, v in protocol(config.model).items())
-        and config.optimizer == "sgd" and config.schedule == "constant" and not config.patience
-        and config.shuffle == protocol(config.model).get("shuffle", "epoch"),
+        "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
+        "paper_protocol": paper_protocol(config),
         "seed": config.seed,
         "bucket": config.bucket,
         "sizes": split.sizes(),
+        "evaluated": {"valid": len(evaluated(split.valid, config.eval_batch)[0]), "test": len(test_states)},
         "parameters": int(model.n_parameters()),
         "backend": {"pytensor": pytensor.__version__, "linker": str(pytensor.config.linker),
                     "mode": str(pytensor.config.mode), "floatX": FLOAT},
@@ -303,19 +305,5 @@ def _results(config, model, split, predict, run, elapsed_now):
         "seconds": run.total_seconds(elapsed_now),
         "train_seconds": float(sum(epoch_seconds)),
         "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)),
-        **_new_shape_errors(model, split, predicted != test_labels),
+        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels),
     }
-
-
-def _new_shape_errors(model, split, wrong):
-    """For a model that reads components: the test error on positions made only of
-    shapes met in training, and on those holding a shape no training position has
-    (what a memory of training shapes cannot help with)."""
-    if not hasattr(model, "components"):
-        return {}
-    met = np.unique(model.components.shapes(split.train[0]))
-    masks = model.components.encode(split.test[0], model.slots)
-    new = ((masks != 0) & ~np.isin(masks, met)).any(axis=1)
-    return {"test_share_new_shapes": float(new.mean()),
-            "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
-            "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.atomic import atomic_path
+from flipnet.base.files import atomic_path, ensure_dir
 
 
 def _pyplot():
@@ -104,8 +104,9 @@ def class_distribution(datasets, path):
 
 def write_all(runs, datasets, out_dir):
     """Every figure into out_dir; the paths written."""
-    out_dir = Path(out_dir)
     written = []
+    if runs or datasets:
+        out_dir = ensure_dir(out_dir)
     if runs:
         learning_curves(runs, out_dir / "learning-curves.png")
         confusion_matrices(runs, out_dir / "confusion.png")

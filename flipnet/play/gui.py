@@ -7,8 +7,9 @@ only draws it and forwards keys and clicks.
 """
 
 from flipnet.games import HalfNim
-from flipnet.nimmlp import NMAX
-from flipnet.play import AI, USER, Match
+from flipnet.play.console import USER, Match
+
+LOW, HIGH = HalfNim.start_range
 
 START, PLAYING, OVER = "start", "playing", "over"
 
@@ -21,7 +22,7 @@ class HalfNimController:
     def restart(self):
         self.phase = START
         self.match = None
-        self.messages = [f"Enter initial blocks (2-{NMAX}) and press Enter"]
+        self.messages = [f"Enter initial blocks ({LOW}-{HIGH}) and press Enter"]
 
     @property
     def blocks(self):
@@ -40,8 +41,8 @@ class HalfNimController:
             n = int(text)
         except ValueError:
             n = 0
-        if not 2 <= n <= NMAX:
-            self.messages = [f"Enter a number from 2 to {NMAX}"]
+        if not LOW <= n <= HIGH:
+            self.messages = [f"Enter a number from {LOW} to {HIGH}"]
             return
         self.match = Match(HalfNim(), self.agent, state=n, ai_first=True, seed=self.seed)
         self.phase = PLAYING

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
 
 REPRODUCED, NOT_REPRODUCED, MISSING = "reproduced", "not reproduced", "not run yet"
 
@@ -216,13 +216,13 @@ def training_runs(results_dir):
 
 def class_counts(data_dir):
     """{dataset title: states per nim-value} for the datasets present in data_dir."""
-    from flipnet.data import read_table
+    from flipnet.datasets import DATASETS, read_table
 
     counts = {}
-    for name, title in (("flip1d.h5", "1D, length 20"), ("flip2d.h5", "2D, 5x5")):
-        path = Path(data_dir) / name
+    for spec in DATASETS.values():
+        path = spec.path(data_dir)
         if path.exists():
-            counts[title] = np.bincount(read_table(path).values)
+            counts[spec.description] = np.bincount(read_table(path).values)
     return counts
 
 
@@ -232,3 +232,25 @@ def replace_block(text, block):
     if start < 0 or end < start:
         raise FlipnetError(f"no {README_START} ... {README_END} block to replace")
     return text[:start + len(README_START)] + "\n" + block + text[end:]
+
+
+def run(claims_path, results_dir, data_dir, out, figures, readme=None):
+    """`flipnet compare`: the table (printed and written to `out`), the figures, and
+    optionally the README's block; the lines to print."""
+    from flipnet.base.files import check_writable, ensure_dir, write_text
+    from flipnet.report import plots
+
+    claims = load_claims(claims_path)
+    ensure_dir(Path(out).parent)  # results/ on a fresh clone: one level, its parent must exist
+    for path in [out] + ([readme] if readme else []):
+        check_writable(path)
+    rows = compare(claims, results_dir)
+    table = markdown(rows)
+    written = plots.write_all(training_runs(results_dir), class_counts(data_dir), figures)
+    write_text(out, table)
+    lines = [text_table(rows), "", f"wrote {out}" + "".join(f", {p}" for p in written)]
+    if readme:
+        readme_path = Path(readme)
+        write_text(readme_path, replace_block(readme_path.read_text(), table))
+        lines.append(f"updated the compare table in {readme_path}")
+    return lines

@@ -16,7 +16,6 @@ the order of the C++ arrays, printed with 17 significant digits so a round trip 
 
 import functools
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +23,9 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
-from flipnet.atomic import write_text
-from flipnet.errors import FlipnetError
-from flipnet.solve import halfnim_best_move, halfnim_value
+from flipnet.base.errors import FlipnetError
+from flipnet.base.files import write_text
+from flipnet.solve.halfnim import halfnim_best_move, halfnim_value
 
 N_IN, N_HIDDEN, N_OUT = 8, 15, 6  # n1, m1, K of the C++ header (biases counted)
 NMAX = 127
@@ -151,9 +150,22 @@ def _compile_training(stacked):
     return pytensor.function([xs, yds, w0, wo0, eta], [ws[-1], wos[-1]])
 
 
-def _epochs_of(database, epochs):
-    """The training sequence: `epochs` passes over the database in its order."""
-    return np.tile(database.inputs, (epochs, 1)), np.tile(database.labels, (epochs, 1))
+EPOCHS_PER_CALL = 250  # a slice of the training sequence per compiled call (bounded memory)
+
+
+def train_weights(w, wo, database, epochs, eta=ETA):
+    """(w, wo) after `epochs` passes over the database in its order, one update per sample;
+    w and wo may be stacks of networks (a leading axis). Runs in slices of epochs, one
+    compiled call each: the same updates in the same order as one long call."""
+    stacked = w.ndim == 3
+    inputs = np.tile(database.inputs, (min(epochs, EPOCHS_PER_CALL), 1))
+    labels = np.tile(database.labels, (min(epochs, EPOCHS_PER_CALL), 1))
+    done = 0
+    while done < epochs:
+        n = min(EPOCHS_PER_CALL, epochs - done) * len(database.inputs)
+        w, wo = _compile_training(stacked)(inputs[:n], labels[:n], w, wo, np.float64(eta))
+        done += n // len(database.inputs)
+    return w, wo
 
 
 class NimMLP:
@@ -180,8 +192,7 @@ class NimMLP:
 
     def train(self, database, epochs):
         """`epochs` passes over the database in its order, one update per sample."""
-        self.w, self.wo = _compile_training(False)(*_epochs_of(database, epochs), self.w, self.wo,
-                                                    np.float64(self.eta))
+        self.w, self.wo = train_weights(self.w, self.wo, database, epochs, self.eta)
 
     def move(self, n, threshold=DECODE_THRESHOLD):
         """The decoded move for a pile of n (as the C++ program plays it)."""
@@ -233,43 +244,3 @@ def compare(mlp, database, threshold=DECODE_THRESHOLD):
     diff_winning = [n for n, k, net in rows if net != k and halfnim_value(n)]
     diff_losing = [n for n, k, net in rows if net != k and not halfnim_value(n)]
     return rows, diff_winning, diff_losing
-
-
-def train_run(epochs, seed=SEED, database_seed=0):
-    """What `make train-nim` does: build the database, train (the first, compiling call kept
-    out of the timing), compare with the DP. Returns (mlp, rows, report)."""
-    start = time.perf_counter()
-    database = build_database(seed=database_seed)
-    NimMLP(seed=seed).train(database, 1)  # Numba compiles on the first call
-    mlp = NimMLP(seed=seed)
-    compiled = time.perf_counter()
-    mlp.train(database, epochs)
-    train_seconds = time.perf_counter() - compiled
-    rows, diff_winning, diff_losing = compare(mlp, database)
-    _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
-    report = {"epochs": epochs, "seed": seed, "database_seed": database_seed, "eta": mlp.eta,
-              "threshold": DECODE_THRESHOLD, "diff_winning": diff_winning,
-              "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
-              "diff_losing_at_0.5": half_losing,
-              "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
-              "train_seconds": train_seconds, "seconds": time.perf_counter() - start}
-    return mlp, rows, report
-
-
-def train_many(seeds, database, epochs):
-    """One network per initial-weight seed, all trained at once (one scan over a stack of
-    networks, each updated exactly as `NimMLP.train` would): a list of NimMLP."""
-    nets = [NimMLP(seed=seed) for seed in seeds]
-    w, wo = _compile_training(True)(*_epochs_of(database, epochs), np.stack([m.w for m in nets]),
-                                    np.stack([m.wo for m in nets]), np.float64(ETA))
-    for mlp, net_w, net_wo in zip(nets, w, wo):
-        mlp.w, mlp.wo = net_w, net_wo
-    return nets
-
-
-def survey(seeds, epochs, database_seed=0):
-    """How often the original configuration reaches the DP's moves: train one network per
-    seed and compare each with the DP. [(seed, diff_winning, diff_losing)]."""
-    database = build_database(seed=database_seed)
-    return [(seed, *compare(mlp, database)[1:])
-            for seed, mlp in zip(seeds, train_many(seeds, database, epochs))]

@@ -6,6 +6,8 @@ import numpy as np
 
 from flipnet.games import stuck_player_wins
 
+MAX_MATCHES = 1_000_000  # per pair
+
 
 def play_match(game, first, second, rng, state=None):
     """Play one game; return 0 if `first` (who moves first) wins, else 1."""

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from flipnet.solve import induced_game, solve_states
+from flipnet.solve.dp import induced_game, solve_states
+from flipnet.solve.nim import mex, nim_sum
 
 KAYLES_PERIOD = 34
 KAYLES_PREPERIOD = 53
@@ -29,8 +30,7 @@ def _kayles_prefix():
     size = 2 * KAYLES_PREPERIOD + KAYLES_PERIOD + 3
     g = [0] * size
     for k in range(2, size):
-        options = {g[a] ^ g[k - 2 - a] for a in range(k - 1)}
-        g[k] = next(v for v in range(len(options) + 1) if v not in options)
+        g[k] = mex(g[a] ^ g[k - 2 - a] for a in range(k - 1))
     assert all(g[k + KAYLES_PERIOD] == g[k] for k in range(KAYLES_PREPERIOD, size - KAYLES_PERIOD))
     return tuple(g)
 
@@ -92,8 +92,7 @@ def _value_of_canonical(key):
         return dawson_kayles(len(key))
     if len(key) <= TABLE_CELLS:
         return _table_value(key)
-    options = {position_value(set(key) - set(domino)) for domino in dominoes(key)}
-    return next(v for v in range(len(options) + 1) if v not in options)
+    return mex(position_value(set(key) - set(domino)) for domino in dominoes(key))
 
 
 def _table_value(key):
@@ -112,10 +111,7 @@ def dominoes(cells):
 
 def position_value(cells):
     """Grundy value of any set of full cells: the XOR over its groups."""
-    value = 0
-    for group in groups(cells):
-        value ^= group_value(group)
-    return value
+    return nim_sum(group_value(group) for group in groups(cells))
 
 
 def run_lengths(row_bits):
@@ -127,18 +123,13 @@ def run_lengths(row_bits):
 
 def row_value(row_bits):
     """Grundy value of a 1D flip position of any length."""
-    value = 0
-    for _, k in run_lengths(row_bits):
-        value ^= dawson_kayles(k)
-    return value
+    return nim_sum(dawson_kayles(k) for _, k in run_lengths(row_bits))
 
 
 def row_winning_moves(row_bits):
     """Left cells i of the dominoes (i, i+1) that leave a 1D position of value 0."""
     runs = run_lengths(row_bits)
-    total = 0
-    for _, k in runs:
-        total ^= dawson_kayles(k)
+    total = nim_sum(dawson_kayles(k) for _, k in runs)
     moves = []
     for start, k in runs:
         rest = total ^ dawson_kayles(k)
@@ -151,9 +142,7 @@ def winning_dominoes(cells):
     """Dominoes of a 2D position after which the value is 0 (only the touched group changes)."""
     parts = groups(cells)
     values = [group_value(g) for g in parts]
-    total = 0
-    for v in values:
-        total ^= v
+    total = nim_sum(values)
     moves = []
     for group, v in zip(parts, values):
         rest = total ^ v

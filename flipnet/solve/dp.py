@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
 
 MAX_TABLE_CELLS = 30
 MIN_CELLS_PER_JOB_LOG2 = 18  # a layer gets a second thread only with 2^18 table cells of work
@@ -32,19 +32,22 @@ def table(game, progress=None, threads=2):
     (a position with no move is a win: the opponent took the last stone).
     `progress`, if given, is called with the number of states finished after each step.
     """
-    check_table_size(game)
+    check_table_size(game.rows, game.cols)
     return solve_states(game.n_cells, game.move_masks, game.rule, progress, threads)
 
 
-def check_table_size(game):
-    if game.n_cells > MAX_TABLE_CELLS:
+def check_table_size(rows, cols):
+    """Refuse, before anything is allocated, a board whose table would be too large."""
+    if rows * cols > MAX_TABLE_CELLS:
         raise FlipnetError(
-            f"a {game.shape} board has {game.n_cells} cells; tables stop at {MAX_TABLE_CELLS} "
+            f"a {rows}x{cols} board has {rows * cols} cells; tables stop at {MAX_TABLE_CELLS} "
             f"cells (2^{MAX_TABLE_CELLS} states): use `flipnet value` for single positions")
 
 
 def solve_states(n, masks, rule="normal", progress=None, threads=2):
     """Values of all 2^n states of a game on n bits whose moves clear the given masks."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
     misere = rule == "misere"
     if not masks:
         return np.full(1 << n, 1 if misere else 0, dtype=np.uint8)
@@ -71,44 +74,6 @@ def win_table(game, **kwargs):
     """1 where the player to move wins, for either rule."""
     values = table(game, **kwargs)
     return values if game.rule == "misere" else (values != 0).astype(np.uint8)
-
-
-def halfnim_values(max_n):
-    """Grundy values g[0..max_n] of HalfNim (g[0] is unused and 0).
-
-    A plain loop: the states form a line of a few hundred numbers, and every pile's
-    options reach halfway back down that line, so there is nothing to vectorize.
-    """
-    g = np.zeros(max_n + 1, dtype=np.int64)
-    for n in range(2, max_n + 1):
-        options = set(g[n - n // 2:n].tolist())
-        g[n] = next(v for v in range(len(options) + 1) if v not in options)
-    return g
-
-
-def halfnim_value(n):
-    """Closed form of the HalfNim Grundy value: g(2m) = m and g(2m + 1) = g(m).
-
-    (Checked against `halfnim_values` in the tests.) Losing piles are n = 2^j - 1.
-    """
-    if n < 1:
-        raise ValueError(f"a pile holds at least 1 block, got {n}")
-    while n & 1:
-        n >>= 1
-    return n >> 1
-
-
-def halfnim_best_move(n, rng):
-    """The DP's move: the smallest k leaving a losing pile, else a random legal k.
-
-    The smallest such k leaves the largest pile 2^j - 1 below n, which is always in reach
-    (n // 2 blocks or fewer) unless n itself is 2^j - 1.
-    """
-    if n < 2:
-        raise ValueError(f"no move from a pile of {n}")
-    if halfnim_value(n) == 0:
-        return int(rng.integers(1, n // 2 + 1))
-    return n - ((1 << (n.bit_length() - 1)) - 1)
 
 
 # --- the layered DP -------------------------------------------------------------

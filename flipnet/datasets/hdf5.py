@@ -15,9 +15,9 @@ import h5py
 import numpy as np
 
 from flipnet import __version__
-from flipnet.atomic import atomic_path
-from flipnet.errors import FlipnetError
-from flipnet.splits import PART_NAMES
+from flipnet.base.files import atomic_path
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets.splits import PART_NAMES
 
 FORMAT = "flipnet-table-1"
 

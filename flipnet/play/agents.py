@@ -1,15 +1,13 @@
 """Policies: callables `(game, state, rng) -> move`, each choosing among legal moves.
 
 `random` plays uniformly; `optimal` plays a winning move when there is one (for every
-game flipnet can value: flip, grid Nim, HalfNim, Nim) and a random move otherwise; the
-HalfNim `perfect` player is the C++ program's DP (the smallest winning move); `neural`
-plays what a trained network says.
+game flipnet can value: flip, grid Nim, HalfNim, Nim) and a random move otherwise (for
+HalfNim that is the C++ program's DP: there is one winning move at most); `neural` plays
+what a trained network says. `AGENTS` names them, with the games each one can play.
 """
 
-from flipnet.analyse import nim_outcome, value_and_winning_moves
-from flipnet.errors import FlipnetError
-from flipnet.games import FlipGame, HalfNim, Nim
-from flipnet.solve import halfnim_best_move
+from flipnet.base.errors import FlipnetError
+from flipnet.solve import nim_sum, nim_winning_moves, winning_moves
 
 
 def random_agent(game, state, rng):
@@ -18,9 +16,7 @@ def random_agent(game, state, rng):
 
 
 def optimal_agent(game, state, rng):
-    if isinstance(game, HalfNim):
-        return halfnim_best_move(state, rng)
-    _, winning = value_and_winning_moves(game, state)
+    winning = winning_moves(game, state)
     if winning:
         return winning[int(rng.integers(len(winning)))]
     return random_agent(game, state, rng)
@@ -28,7 +24,6 @@ def optimal_agent(game, state, rng):
 
 def lowest_agent(game, state, rng):
     """The course template's fixed rule: everything from the lowest non-empty row."""
-    _require_nim(game, "lowest")
     i = next(i for i, h in enumerate(state) if h)
     return (i, state[i])
 
@@ -36,8 +31,7 @@ def lowest_agent(game, state, rng):
 def nimsum_agent(game, state, rng):
     """Normal-play nim-sum: move to nim-sum 0 when possible (random among such moves),
     else at random. Optimal in normal play, not in misere play."""
-    _require_nim(game, "nimsum")
-    zero = [m for m in game.legal_moves(state) if nim_outcome(game.play(state, m)) == 0]
+    zero = nim_winning_moves(state) if nim_sum(state) else []
     return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
 
 
@@ -70,58 +64,73 @@ class NeuralFlip:
         return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
 
 
-def _require_nim(game, name):
-    if not isinstance(game, Nim):
-        raise FlipnetError(f"the {name} agent plays Nim only, not {game.name}")
+def _difficulty(arg, paths):
+    try:
+        return difficulty_agent(float(arg))
+    except ValueError:
+        raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {arg!r}") from None
 
 
-def make_agent(spec, game, es_path=None, model_path=None, weights_path=None):
-    """An agent from its name: random, optimal (or perfect), lowest, nimsum, es,
-    difficulty:P, neural."""
-    name, _, arg = spec.partition(":")
-    simple = {"random": random_agent, "optimal": optimal_agent, "perfect": optimal_agent,
-              "lowest": lowest_agent, "nimsum": nimsum_agent}
-    if name in simple and not arg:
-        return simple[name]
-    if name == "difficulty":
-        try:
-            return difficulty_agent(float(arg))
-        except ValueError:
-            raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {spec!r}") from None
-    if name == "es":
-        return _es_agent(game, arg or es_path)
-    if name == "neural":
-        return _neural_agent(game, arg or model_path or weights_path)
-    raise FlipnetError(f"unknown agent {spec!r}: choose from random, optimal, lowest, nimsum, "
-                       f"es, difficulty:P, neural")
+def _es(arg, paths):
+    from flipnet.play.es import ESAgent
 
-
-def _es_agent(game, path):
-    from flipnet.es import ESAgent
-
-    _require_nim(game, "es")
+    path = arg or paths.get("es")
     if path is None:
         raise FlipnetError("the es agent needs its trained weights: run `flipnet train-es` "
                            "and pass es:PATH (or --es PATH)")
     return ESAgent.load(path)
 
 
-def _neural_agent(game, path):
-    if isinstance(game, HalfNim):
-        from flipnet.nimmlp import NimMLP
+def _neural_halfnim(arg, paths):
+    from flipnet.nn.nimmlp import NimMLP, default_weights_path
 
-        from flipnet.nimmlp import default_weights_path
+    mlp = NimMLP()
+    mlp.read_weights(arg or paths.get("weights") or default_weights_path())
+    return NeuralHalfNim(mlp)
 
-        mlp = NimMLP()
-        mlp.read_weights(path or default_weights_path())
-        return NeuralHalfNim(mlp)
-    if isinstance(game, FlipGame):
-        from flipnet.nn.store import load_model
 
-        if path is None:
-            raise FlipnetError("the neural flip agent needs a trained model: neural:results/conv1d.npz")
-        return NeuralFlip(*load_model(path))
-    raise FlipnetError(f"no neural agent for {game.name}")
+def _neural_flip(arg, paths):
+    from flipnet.nn.store import load_model
+
+    path = arg or paths.get("model")
+    if path is None:
+        raise FlipnetError("the neural flip agent needs a trained model: neural:results/conv1d.npz")
+    return NeuralFlip(*load_model(path))
+
+
+def _simple(agent):
+    def factory(arg, paths):
+        if arg:
+            raise FlipnetError(f"the agent takes no argument after ':', got {arg!r}")
+        return agent
+    return factory
+
+
+# agent name -> {game name (None: any game): factory(argument after ':', paths) -> agent}
+AGENTS = {
+    "random": {None: _simple(random_agent)},
+    "optimal": {None: _simple(optimal_agent)},
+    "perfect": {None: _simple(optimal_agent)},
+    "difficulty": {None: _difficulty},
+    "lowest": {"nim": _simple(lowest_agent)},
+    "nimsum": {"nim": _simple(nimsum_agent)},
+    "es": {"nim": _es},
+    "neural": {"halfnim": _neural_halfnim, "flip": _neural_flip},
+}
+
+
+def make_agent(spec, game, es_path=None, model_path=None, weights_path=None):
+    """An agent from its name: random, optimal (or perfect), lowest, nimsum, es,
+    difficulty:P, neural[:PATH]."""
+    name, _, arg = spec.partition(":")
+    if name not in AGENTS:
+        raise FlipnetError(f"unknown agent {spec!r}: choose from random, optimal, lowest, nimsum, "
+                           f"es, difficulty:P, neural")
+    by_game = AGENTS[name]
+    factory = by_game.get(game.name) or by_game.get(None)
+    if factory is None:
+        raise FlipnetError(f"the {name} agent plays {', '.join(by_game)} only, not {game.name}")
+    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path})
 
 
 class NeuralHalfNim:

@@ -1,4 +1,8 @@
-"""Nimbers: `+` and `-` are XOR, `*` is nim-multiplication.
+"""Nimbers and the two rules every solver here is built on: the mex of a set of values
+(the Sprague-Grundy value of a position is the mex of its options' values) and the
+nim-sum (the value of a sum of games is the XOR of theirs). Misere Nim's closed form too.
+
+`Nimber`: `+` and `-` are XOR, `*` is nim-multiplication.
 
 The nimbers below 2^(2^k) form a field. Multiplication splits a number at the Fermat
 2-power F = 2^(2^(k-1)) above its half, x = x1 F + x0, and uses F * F = F + F/2 (nimber
@@ -6,7 +10,62 @@ arithmetic) with z * F = z F (ordinary) for z < F:
     x * y = (x1 y1 + x1 y0 + x0 y1) F + x0 y0 + (x1 y1) * (F/2)
 """
 
-from functools import lru_cache, total_ordering
+from functools import lru_cache, reduce, total_ordering
+from operator import xor
+
+
+def mex(values):
+    """The smallest non-negative integer not among `values`."""
+    seen = set(values)
+    v = 0
+    while v in seen:
+        v += 1
+    return v
+
+
+def nim_sum(values):
+    """XOR of the values: the value of a sum of games."""
+    return reduce(xor, values, 0)
+
+
+def misere_nim_wins(heaps):
+    """Whether the player to move wins misere Nim on `heaps` (1) or loses (0).
+
+    Misere Nim is won like normal Nim while some heap holds 2 or more; when every heap
+    holds at most 1, the player to move wins iff the number of 1-heaps is even.
+    """
+    if max(heaps, default=0) <= 1:
+        return int(sum(heaps) % 2 == 0)
+    return int(nim_sum(heaps) != 0)
+
+
+def nim_outcome(heaps, misere=False):
+    """Normal play: the nim-sum. Misere: 1 if the player to move wins, else 0."""
+    return misere_nim_wins(heaps) if misere else nim_sum(heaps)
+
+
+def nim_winning_moves(heaps, misere=False):
+    """The moves (heap index, count) after which the opponent loses, without listing every
+    move: a heap of size h can only go to h ^ s (the nim-sum then 0), to 0 or to 1 (a
+    last row of ones of the right parity), so only those are tried, each in O(1)."""
+    s = nim_sum(heaps)
+    big = sum(h >= 2 for h in heaps)
+    ones = sum(h == 1 for h in heaps)
+    moves = []
+    for i, h in enumerate(heaps):
+        for target in sorted({h ^ s, 0, 1}):
+            if target >= h:
+                continue
+            after_sum = s ^ h ^ target
+            if not misere:
+                loses = after_sum == 0
+            elif big - (h >= 2) == 0 and target <= 1:  # only heaps of 0 and 1 left
+                loses = (ones - (h == 1) + (target == 1)) % 2 == 1
+            else:
+                loses = after_sum == 0
+            if loses:
+                moves.append((i, h - target))
+    return moves
 
 
 @lru_cache(maxsize=1 << 16)
@@ -98,7 +157,4 @@ class Nimber:
     @staticmethod
     def sum(values):
         """The nim-sum of many: what decides a sum of games."""
-        total = Nimber(0)
-        for v in values:
-            total = total + v
-        return total
+        return Nimber(nim_sum(Nimber(v).value for v in values))

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from flipnet.analyse import nim_outcome
-from flipnet.atomic import write_text
-from flipnet.errors import FlipnetError
+from flipnet.base.errors import FlipnetError
+from flipnet.base.files import write_json
+from flipnet.solve import nim_sum
 
 FEATURES = ("nim_sum_zero", "only_small_heaps", "odd_ones_left", "fraction_taken", "empties_heap")
 SIGMA, RATE, LAMBDA, BUDGET = 0.01, 0.5, 5, 1000
@@ -25,10 +25,9 @@ SIGMA, RATE, LAMBDA, BUDGET = 0.01, 0.5, 5, 1000
 
 def features(before, after):
     """What a move from `before` to `after` leaves behind, as numbers."""
-    nim_sum = nim_outcome(after)
     small = max(after, default=0) <= 1
     taken = sum(before) - sum(after)
-    return np.array([nim_sum == 0, small, small and sum(after) % 2 == 1,
+    return np.array([nim_sum(after) == 0, small, small and sum(after) % 2 == 1,
                      taken / max(sum(before), 1), any(b > 0 and a == 0 for b, a in zip(before, after))],
                     dtype=np.float64)
 
@@ -46,8 +45,8 @@ class ESAgent:
         return moves[int(best[int(rng.integers(best.size))])]
 
     def save(self, path, meta):
-        write_text(path, json.dumps({"features": FEATURES, "weights": self.weights.tolist(),
-                                     "history": self.history, **meta}, indent=1) + "\n")
+        write_json(path, {"features": FEATURES, "weights": self.weights.tolist(),
+                          "history": self.history, **meta})
 
     @classmethod
     def load(cls, path):
@@ -64,7 +63,7 @@ class ESAgent:
 
 def evolve(game, opponent, seed, matches=40, generations=BUDGET // LAMBDA, progress=None):
     """Train an ESAgent for `game` against `opponent`; fitness = win rate over `matches`."""
-    from flipnet.arena import win_rate
+    from flipnet.play.arena import win_rate
 
     rng = np.random.default_rng(seed)
     parent = ESAgent()

@@ -6,6 +6,8 @@ and each state collects its children's values in a set. One Python step per stat
 
 import numpy as np
 
+from flipnet.solve.nim import mex
+
 
 def plain_table(n, masks, rule="normal"):
     """Same values as `solve.solve_states`, computed one state at a time."""
@@ -16,8 +18,5 @@ def plain_table(n, masks, rule="normal"):
         if misere:
             values[state] = 1 if (not seen or 0 in seen) else 0
         else:
-            v = 0
-            while v in seen:
-                v += 1
-            values[state] = v
+            values[state] = mex(seen)
     return values

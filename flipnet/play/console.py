@@ -1,13 +1,16 @@
 """A game between the user and an agent, and the console that runs one.
 
 `Match` holds the rules of taking turns and deciding the winner; the console (here) and
-the Tk window (`gui.py`) only show it and pass the user's moves in.
+the Tk window (`gui.py`) only show it and pass the user's moves in. Each game draws
+itself (`game.render`, `game.move_hint`); `PLAY_DEFAULTS` holds what the original
+programs did differently (the C++ NIM program: the network plays, it moves first, it
+asks for the start and prints the DP's move beside the network's).
 """
 
 import numpy as np
 
-from flipnet.games import BoardGame, HalfNim, Nim, stuck_player_wins
-from flipnet.solve import halfnim_best_move, halfnim_value
+from flipnet.games import stuck_player_wins
+from flipnet.solve import halfnim_value, halfnim_winning_moves
 
 AI, USER = "AI", "you"
 
@@ -54,32 +57,6 @@ class Match:
         self.to_move = USER if player == AI else AI
 
 
-def render(game, state):
-    """The position as the console shows it."""
-    if isinstance(game, HalfNim):
-        return f"{state} blocks remain"
-    if isinstance(game, Nim):
-        return "\n".join(f"  heap {i + 1}: {'|' * h} ({h})" for i, h in enumerate(state))
-    if isinstance(game, BoardGame):
-        columns = " ".join(str(c % 10) for c in range(game.cols))
-        rows = [" ".join("o" if ch == "1" else "." for ch in row) for row in game.format(state).split("/")]
-        if game.rows == 1:
-            return f"  {rows[0]}\n  {columns}"
-        return "\n".join([f"     {columns}"] + [f"  {r:>2} {row}" for r, row in enumerate(rows)])
-    return game.format(state)
-
-
-def move_hint(game, state):
-    if isinstance(game, HalfNim):
-        return f"take 1-{state // 2}"
-    if isinstance(game, Nim):
-        return "COUNT@HEAP, e.g. 2@3"
-    if game.rows == 1:
-        return "two cells, e.g. 3+4"
-    return "cells as ROW,COL+ROW,COL, e.g. 0,0+0,1" if game.name == "flip" else \
-        "cells as ROW,COL+ROW,COL+..., e.g. 0,0+0,1"
-
-
 class EndOfInput(Exception):
     pass
 
@@ -90,14 +67,14 @@ def run_console(match, read, write, describe_ai=None):
     game = match.game
     try:
         while not match.over:
-            write(render(game, match.state))
+            write(game.render(match.state))
             if match.to_move == AI:
                 move = match.ai_move()
                 note = describe_ai(match) if describe_ai else ""
                 write(f"AI plays {game.format_move(move)}{note}")
                 continue
             while True:
-                line = read(f"Your move ({move_hint(game, match.state)}): ")
+                line = read(f"Your move ({game.move_hint(match.state)}): ")
                 if line is None:
                     raise EndOfInput
                 try:
@@ -109,7 +86,7 @@ def run_console(match, read, write, describe_ai=None):
     except EndOfInput:
         write("input ended; game abandoned")
         return None
-    write(render(game, match.state))
+    write(game.render(match.state))
     write("You won!" if match.winner == USER else "AI won!")
     return match.winner
 
@@ -147,8 +124,18 @@ def halfnim_note(match):
     _, k = match.history[-1]
     before = match.state + k
     if halfnim_value(before):
-        note = f" (DP move: {halfnim_best_move(before, None)})"
+        note = f" (DP move: {halfnim_winning_moves(before)[0]})"
     else:
         note = " (DP: a lost position, every move loses)"
     extra = getattr(match.agent, "last_note", "")
     return note + (f"; {extra}" if extra else "")
+
+
+# game name -> how the console plays it when the user does not say (AI, who starts,
+# whether to ask for the start, what to print beside the AI's move)
+PLAY_DEFAULTS = {"halfnim": {"ai": "neural", "first": "ai", "ask_start": True, "describe_ai": halfnim_note}}
+
+
+def play_defaults(game):
+    return {"ai": "optimal", "first": None, "ask_start": False, "describe_ai": None,
+            **PLAY_DEFAULTS.get(game.name, {})}

@@ -1,4 +1,4 @@
-"""The one exception type the CLI turns into a one-line message and a non-zero exit."""
+"""The exceptions the CLI turns into one line on stderr and a non-zero exit."""
 
 
 class FlipnetError(Exception):
@@ -9,4 +9,5 @@ class FlipnetError(Exception):
 
 
 class Interrupted(FlipnetError):
-    """Ctrl-C during a long job that left something to resume from (the message says what)."""
+    """Ctrl-C (or a time limit) ended a long job at a safe point; the message says what
+    was kept and how to continue."""

@@ -9,7 +9,7 @@ value of a shape once, wherever and however it lies on the board.
 
 import numpy as np
 
-from flipnet.symmetry import Symmetries
+from flipnet.datasets.symmetry import Symmetries
 
 
 class Components:
@@ -96,3 +96,30 @@ class Components:
         out = np.zeros((parts.shape[0], slots), dtype=np.uint32)
         out[:, :parts.shape[1]] = np.where(parts != 0, self.canonical(parts), 0)
         return out
+
+
+def adjacency(rows, cols):
+    """(cells, cells) 0/1 matrix: 1 where two cells of the board share a side."""
+    cells = np.arange(rows * cols)
+    r, c = np.divmod(cells, cols)
+    return ((np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])) == 1).astype(np.float64)
+
+
+def new_shape_positions(rows, cols, train_states, states):
+    """True for each of `states` that holds a live component whose canonical shape is the
+    shape of no live component of any training state."""
+    components = Components(rows, cols)
+    met = np.unique(components.shapes(train_states))
+    parts = components.split(states)
+    shapes = np.where(parts != 0, components.canonical(parts), 0)
+    return ((shapes != 0) & ~np.isin(shapes, met)).any(axis=1)
+
+
+def shape_split_errors(rows, cols, train_states, test_states, wrong):
+    """The test error on positions made only of shapes met in training and on those that
+    hold a new one: what a memory of training shapes can and cannot help with."""
+    new = new_shape_positions(rows, cols, train_states, test_states)
+    wrong = np.asarray(wrong)
+    return {"test_share_new_shapes": float(new.mean()) if new.size else 0.0,
+            "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
+            "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}

@@ -1,12 +1,11 @@
-"""`make bench`: flipnet's timings beside a reference run in the same process, as ratios.
+"""`make bench` (`flipnet bench`): flipnet's timings beside a reference run in the same
+process, as ratios.
 
-Run with `python -m flipnet.bench [--only SECTION ...]`. Timings are wall-clock seconds
-on whatever machine runs it; first calls (thread pools, compilation) are kept out.
+`flipnet bench [--only SECTION ...] [--out FILE]`. Timings are wall-clock seconds on
+whatever machine runs it; first calls (thread pools, compilation) are kept out.
 """
 
-import argparse
 import ctypes
-import json
 import os
 import platform
 import resource
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.atomic import check_writable, write_text
+from flipnet.base.files import check_writable, write_json
 
 SECTIONS = {}
 MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
@@ -58,8 +57,8 @@ def header(title):
 @section("solve")
 def bench_solve():
     from flipnet.games import FlipGame, GridNim
-    from flipnet.reference import plain_table
     from flipnet.solve import table
+    from flipnet.solve.reference import plain_table
 
     header("exact tables (vectorized bitmask DP)")
     table(FlipGame(2, 2))  # warm-up: imports, thread pool
@@ -159,23 +158,21 @@ def _cpp_reference():
     return fn
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m flipnet.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="*", choices=sorted(SECTIONS), help="sections to run")
-    parser.add_argument("--out", help="also write the timings as JSON (make bench: results/bench.json)")
-    args = parser.parse_args(argv)
-    if args.out:
-        check_writable(args.out)
+def run(only=None, out=None):
+    """The sections named in `only` (default: all), printed; with `out`, also as JSON."""
+    from flipnet.base.errors import FlipnetError
+
+    unknown = set(only or ()) - set(SECTIONS)
+    if unknown:
+        raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
+    if out:
+        check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
     print(f"flipnet bench: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
-    for name in args.only or SECTIONS:
+    for name in only or SECTIONS:
         SECTIONS[name]()
-    if args.out:
+    if out:
         machine = {"cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__}
-        write_text(args.out, json.dumps({"machine": machine, **MEASURED}, indent=1) + "\n")
-        print(f"\nwrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+        write_json(out, {"machine": machine, **MEASURED})
+        print(f"\nwrote {out}")

@@ -1,0 +1,129 @@
+"""Files written under a temporary name and renamed, so no half-written file is ever seen,
+and JSON that is always strict (no NaN or Infinity).
+
+Paths are checked before long work starts (`check_writable`): a missing parent directory
+is refused rather than created, so a typo in `-o` cannot scatter directories around.
+"""
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from flipnet.base.errors import FlipnetError
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path beside `path`; rename it to `path` only if the block succeeds.
+
+    An OSError inside the block (a full disk, a file size limit) becomes a one-line
+    FlipnetError naming `path`; the temporary file is removed either way.
+    """
+    path = Path(path)
+    fd, tmp = _temp_beside(path)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise FlipnetError(f"cannot write {path}: {_reason(exc)}") from None
+        raise
+
+
+def check_writable(path):
+    """Fail now, with a clear message, if `path` cannot be written later."""
+    fd, tmp = _temp_beside(Path(path))
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def ensure_dir(directory):
+    """Create `directory` (one level: its parent must exist) and return it as a Path."""
+    directory = Path(directory)
+    if directory.is_dir():
+        return directory
+    if directory.exists():
+        raise FlipnetError(f"{directory} is not a directory")
+    _check_parent(directory)
+    try:
+        directory.mkdir()
+    except OSError as exc:
+        raise FlipnetError(f"cannot create {directory}: {_reason(exc)}") from None
+    return directory
+
+
+def _temp_beside(path):
+    if path.is_dir():
+        raise FlipnetError(f"cannot write {path}: it is a directory")
+    _check_parent(path)
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise FlipnetError(f"cannot write {path}: {_reason(exc)}") from None
+
+
+def _check_parent(path):
+    parent = path.parent
+    for ancestor in (parent, *parent.parents):
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise FlipnetError(f"cannot write {path}: {ancestor} is not a directory")
+            break
+    if not parent.is_dir():
+        raise FlipnetError(f"cannot write {path}: directory {parent} does not exist")
+
+
+def _reason(exc):
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text(path, text):
+    """Atomically replace `path` with `text`."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def strict(value):
+    """`value` with every non-finite float replaced by None, so it is valid JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict(v) for v in value]
+    return value
+
+
+def json_text(value, indent=1):
+    """Strict JSON (no NaN, no Infinity: they become null), ending with a newline."""
+    return json.dumps(strict(value), indent=indent, allow_nan=False) + "\n"
+
+
+def write_json(path, value):
+    """Atomically replace `path` with `value` as strict JSON."""
+    write_text(path, json_text(value))
+
+
+def read_json(path, what="JSON file"):
+    """The parsed contents of a JSON file, or a one-line FlipnetError saying why not."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise FlipnetError(f"{what} {path} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FlipnetError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise FlipnetError(f"{path} line {exc.lineno}: not valid JSON ({exc.msg})") from None

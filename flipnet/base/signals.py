@@ -1,0 +1,56 @@
+"""Ctrl-C that waits for a safe point.
+
+A KeyboardInterrupt raised while a compiled (Numba) function is being called surfaces
+as a SystemError traceback and can leave half-updated state behind. So inside
+`deferred()` the first Ctrl-C only sets a flag: the code checks `requested()` between
+compiled calls and stops cleanly (its own message says what was kept); a compiled
+kernel running in a worker thread polls `flag` instead. A second Ctrl-C raises
+KeyboardInterrupt at once. Outside `deferred()`, Ctrl-C raises KeyboardInterrupt as usual.
+
+`flipnet`'s main() installs the handler; library code that never runs under it simply
+sees the usual KeyboardInterrupt.
+"""
+
+import contextlib
+import signal
+
+import numpy as np
+
+flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compiled kernels
+_depth = 0
+
+
+def install():
+    signal.signal(signal.SIGINT, _handler)
+
+
+def _handler(signum, frame):
+    if _depth and not flag[0]:
+        flag[0] = 1
+        return
+    raise KeyboardInterrupt
+
+
+def requested():
+    """Whether Ctrl-C came (or `request()` was called) inside the current deferred block."""
+    return bool(flag[0])
+
+
+def request():
+    """Ask the running deferred block to stop at its next safe point (a time limit uses this)."""
+    flag[0] = 1
+
+
+@contextlib.contextmanager
+def deferred():
+    """A block in which Ctrl-C is answered at the next safe point instead of at once."""
+    global _depth
+    if _depth == 0:
+        flag[0] = 0
+    _depth += 1
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            flag[0] = 0

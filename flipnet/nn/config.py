@@ -1,0 +1,119 @@
+"""Every setting of a training run, declared once.
+
+`TrainConfig`'s fields are the settings; each field's metadata holds its command-line
+help, so `flipnet train` builds its flags from here (`add_flags`) and a recipe
+(`nn/recipes.py`) is just a dict of field values. Defaults are neutral; the paper's
+values live in the paper recipes.
+"""
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flipnet.base.errors import FlipnetError
+
+SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
+OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
+MAX_SEED = 2 ** 63 - 1
+
+
+def setting(default, help, flag=None, choices=None, metavar=None):
+    """A TrainConfig field with what its command-line flag needs (flag=False: no flag)."""
+    return field(default=default, metadata={"help": help, "flag": flag, "choices": choices,
+                                            "metavar": metavar})
+
+
+@dataclass
+class TrainConfig:
+    model: str = setting("", "the network", flag=False)
+    recipe: str = setting("", "the named recipe the settings came from", flag=False)
+    data: str = setting("", "HDF5 dataset file (default: the recipe's)", metavar="FILE")
+    bucket: int = setting(0, "which of the 10 buckets of the split")
+    epochs: int = setting(1, "passes over the training states")
+    lr: float = setting(0.01, "learning rate")
+    batch: int = setting(20, "minibatch size")
+    optimizer: str = setting("sgd", "sgd (the paper's), momentum or adam", choices=OPTIMIZER_NAMES)
+    momentum: float = setting(0.9, "momentum coefficient, in [0, 1)")
+    weight_decay: float = setting(0.0, "shrink weight matrices: sgd/momentum add decay * W to the "
+                                       "gradient (an L2 penalty decay/2 |W|^2), adam decouples it (AdamW)")
+    schedule: str = setting("constant", "learning rate per epoch: constant (the paper's), cosine "
+                                        "or onecycle (warm-up, then cosine)", choices=SCHEDULE_NAMES)
+    shuffle: str = setting("epoch", "one training order for the whole run (once, the paper's) "
+                                    "or a new one every epoch", choices=("epoch", "once"))
+    seed: int = setting(2016, "initialisation and shuffling seed")
+    patience: int = setting(0, "stop after this many epochs without a better validation error "
+                               "(0: run every epoch)")
+    validate_every: int = setting(0, "also validate after every N-th minibatch, counted across "
+                                     "epochs (0: at the end of each epoch only)", metavar="N")
+    improvement_threshold: float = setting(1.0, "a validation becomes the new best only below "
+                                                "this times the best so far (the 2D script: 0.99)")
+    eval_batch: int = setting(0, "validation and test errors over whole minibatches of this "
+                                 "size only, the remainder dropped, as the scripts did (0: all)",
+                              metavar="N")
+    augment: str = setting("none", "symmetry: train on a random rotation/reflection of each "
+                                   "state every epoch", choices=("none", "symmetry"))
+    tta: bool = setting(False, "predict by averaging over the board's symmetries")
+    name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
+                        flag="--out", metavar="NAME")
+    results_dir: str = setting("results", "where runs are written")
+
+    def path(self, suffix):
+        return Path(self.results_dir) / f"{self.name}{suffix}"
+
+    def check(self):
+        """A one-line FlipnetError for the first setting out of range."""
+        for name, low in (("epochs", 1), ("batch", 1), ("bucket", 0), ("patience", 0),
+                          ("validate_every", 0), ("eval_batch", 0), ("seed", 0)):
+            if getattr(self, name) < low:
+                raise FlipnetError(f"{_flag(name)} must be at least {low}, got {getattr(self, name)}")
+        for name, high in (("epochs", 1_000_000), ("batch", 1 << 24), ("seed", MAX_SEED)):
+            if getattr(self, name) > high:
+                raise FlipnetError(f"{_flag(name)} must be at most {high}, got {getattr(self, name)}")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise FlipnetError(f"--lr must be a positive finite number, got {self.lr}")
+        if not 0 <= self.momentum < 1:
+            raise FlipnetError(f"--momentum must be in [0, 1), got {self.momentum}")
+        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise FlipnetError(f"--weight-decay must be a finite number >= 0, got {self.weight_decay}")
+        if not 0 < self.improvement_threshold <= 1:
+            raise FlipnetError(f"--improvement-threshold must be in (0, 1], got {self.improvement_threshold}")
+        for name in ("optimizer", "schedule", "shuffle", "augment"):
+            choices = FIELDS[name].metadata["choices"]
+            if getattr(self, name) not in choices:
+                raise FlipnetError(f"unknown {name} {getattr(self, name)!r}: choose from {', '.join(choices)}")
+        if not self.name or "/" in self.name or self.name in (".", "..") or "\0" in self.name:
+            raise FlipnetError(f"--out must be a plain run name (no '/'), got {self.name!r}")
+        return self
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+def _flag(name):
+    return FIELDS[name].metadata["flag"] or f"--{name.replace('_', '-')}"
+
+
+def add_flags(parser):
+    """One flag per setting, default None ("keep the recipe's value")."""
+    import argparse
+
+    for name, f in FIELDS.items():
+        meta = f.metadata
+        if meta["flag"] is False:
+            continue
+        kwargs = {"dest": name, "default": None, "help": meta["help"]}
+        if f.type in (bool, "bool"):
+            kwargs["action"] = argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = {"int": int, "float": float, "str": str}.get(f.type, f.type)
+            if meta["choices"]:
+                kwargs["choices"] = meta["choices"]
+            if meta["metavar"]:
+                kwargs["metavar"] = meta["metavar"]
+        parser.add_argument(_flag(name), **kwargs)
+
+
+def given_settings(args):
+    """The settings a parsed command line sets (flags left out are None)."""
+    return {name: getattr(args, name) for name in FIELDS if getattr(args, name, None) is not None}

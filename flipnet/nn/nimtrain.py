@@ -1,0 +1,164 @@
+"""Training runs of the NIM perceptron: `make train-nim` (one network, resumable) and
+`flipnet survey-nim` (one network per initial-weight seed, many at once).
+
+Both train in slices of epochs, one compiled call each, so Ctrl-C is answered between
+calls (the state is whole there) and a slice of work is saved before stopping:
+train-nim keeps a checkpoint beside its results file, survey-nim the seeds it finished
+(with --out). Slicing does not change the arithmetic: the same per-sample updates run
+in the same order.
+"""
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from flipnet.base import signals
+from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.files import read_json, write_json
+from flipnet.base.progress import bar
+from flipnet.nn.nimmlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
+from flipnet.nn.store import load_npz, save_npz
+
+SLICE_EPOCHS = 250  # epochs between checkpoints of train-nim (0.06 s)
+SURVEY_SLICE = 50  # networks per compiled call of survey-nim
+MAX_SURVEY = 100_000  # seeds per survey: about ten hours here
+
+
+def checkpoint_path(results_path):
+    return Path(results_path).with_suffix(".ckpt.npz")
+
+
+def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False):
+    """What `make train-nim` does: build the database, train (the first, compiling call kept
+    out of the timing), compare with the DP. Returns (mlp, rows, report). With
+    `checkpoint`, the weights are saved after every slice of epochs, and `resume`
+    continues from there."""
+    start = time.perf_counter()
+    database = build_database(seed=database_seed)
+    NimMLP(seed=seed).train(database, 1)  # Numba compiles on the first call
+    mlp, done = NimMLP(seed=seed), 0
+    settings = {"seed": seed, "database_seed": database_seed}
+    if resume and checkpoint and Path(checkpoint).exists():
+        done = _restore(mlp, checkpoint, settings, epochs)
+    train_seconds = 0.0
+    with bar(epochs, "train-nim", unit="epoch", initial=done) as progress, signals.deferred():
+        while done < epochs:
+            tick = time.perf_counter()
+            step = min(SLICE_EPOCHS, epochs - done)
+            mlp.train(database, step)
+            done += step
+            train_seconds += time.perf_counter() - tick
+            if checkpoint:
+                save_npz(checkpoint, {"w": mlp.w, "wo": mlp.wo}, {**settings, "epochs_done": done})
+            progress.update(step)
+            if signals.requested():
+                kept = f"the checkpoint holds epoch {done}; resume with --resume" if checkpoint \
+                    else "nothing was written"
+                raise Interrupted(f"interrupted after epoch {done} of {epochs}; {kept}")
+    rows, diff_winning, diff_losing = compare(mlp, database)
+    _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
+    report = {"epochs": epochs, "seed": seed, "database_seed": database_seed, "eta": mlp.eta,
+              "threshold": DECODE_THRESHOLD, "diff_winning": diff_winning,
+              "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
+              "diff_losing_at_0.5": half_losing,
+              "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
+              "train_seconds": train_seconds, "seconds": time.perf_counter() - start}
+    return mlp, rows, report
+
+
+def _restore(mlp, checkpoint, settings, epochs):
+    arrays, meta = load_npz(checkpoint, "checkpoint")
+    for key, value in settings.items():
+        if meta.get(key) != value:
+            raise FlipnetError(f"{checkpoint} was made with {key}={meta.get(key)!r} (now {value!r}); "
+                               f"drop --resume to start over")
+    if meta.get("epochs_done", 0) > epochs:
+        raise FlipnetError(f"{checkpoint} holds {meta['epochs_done']} epochs, more than --epochs {epochs}")
+    mlp.w, mlp.wo = arrays["w"], arrays["wo"]
+    return int(meta["epochs_done"])
+
+
+def train_many(seeds, database, epochs):
+    """One network per initial-weight seed, all trained at once (one scan over a stack of
+    networks, each updated exactly as `NimMLP.train` would): a list of NimMLP."""
+    nets = [NimMLP(seed=seed) for seed in seeds]
+    w, wo = train_weights(np.stack([m.w for m in nets]), np.stack([m.wo for m in nets]), database, epochs)
+    for mlp, net_w, net_wo in zip(nets, w, wo):
+        mlp.w, mlp.wo = net_w, net_wo
+    return nets
+
+
+def survey(seeds, epochs, database_seed=0, after_slice=None):
+    """How often the original configuration reaches the DP's moves: train one network per
+    seed and compare each with the DP. [(seed, diff_winning, diff_losing)]; `after_slice`
+    is called with each slice's results."""
+    database = build_database(seed=database_seed)
+    found = []
+    for i in range(0, len(seeds), SURVEY_SLICE):
+        part = seeds[i:i + SURVEY_SLICE]
+        results = [(seed, *compare(mlp, database)[1:])
+                   for seed, mlp in zip(part, train_many(part, database, epochs))]
+        found += results
+        if after_slice:
+            after_slice(results)
+    return found
+
+
+def parse_seed_range(text):
+    """'FROM:TO' -> the seeds FROM..TO-1, checked before anything is allocated."""
+    low, sep, high = text.partition(":")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise FlipnetError(f"--seeds must be FROM:TO (two integers), got {text!r}") from None
+    if not sep or not 0 <= low < high:
+        raise FlipnetError(f"--seeds must be FROM:TO with 0 <= FROM < TO, got {text!r}")
+    if high - low > MAX_SURVEY:
+        raise FlipnetError(f"--seeds {text} is {high - low} seeds; a survey takes at most {MAX_SURVEY}")
+    if high > 2 ** 63:
+        raise FlipnetError(f"--seeds must stay below 2^63, got {text!r}")
+    return range(low, high)
+
+
+def survey_to_file(seeds, epochs, database_seed=0, out=None, resume=False):
+    """`survey` with a progress bar, Ctrl-C between slices, and (with `out`) the results
+    kept seed by seed in a JSON file that `resume` continues."""
+    settings = {"epochs": epochs, "database_seed": database_seed}
+    done = {}
+    if out and resume and Path(out).exists():
+        done = _surveyed(out, settings)
+    todo = [s for s in seeds if s not in done]
+
+    def keep(results):
+        for seed, win, lose in results:
+            done[seed] = (seed, win, lose)
+        progress.update(len(results))
+        if out:
+            write_json(out, {**settings, "seeds": [{"seed": s, "diff_winning": w, "diff_losing": l}
+                                                   for s, w, l in sorted(done.values())]})
+        if signals.requested():
+            kept = f"{out} holds them; resume with --resume" if out else "pass --out FILE to keep them"
+            raise Interrupted(f"interrupted after {len(done)} of {len(seeds)} seeds; {kept}")
+
+    if out:
+        from flipnet.base.files import check_writable
+
+        check_writable(out)
+    with bar(len(seeds), "survey-nim", unit="net", initial=len(seeds) - len(todo)) as progress, \
+            signals.deferred():
+        survey(todo, epochs, database_seed, after_slice=keep)
+    return [done[s] for s in seeds]
+
+
+def _surveyed(path, settings):
+    data = read_json(path, "survey file")
+    try:
+        for key, value in settings.items():
+            if data[key] != value:
+                raise FlipnetError(f"{path} was made with {key}={data[key]!r} (now {value!r}); "
+                                   f"drop --resume to start over")
+        return {int(e["seed"]): (int(e["seed"]), list(e["diff_winning"]), list(e["diff_losing"]))
+                for e in data["seeds"]}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FlipnetError(f"{path} is not a survey-nim file ({type(exc).__name__}: {exc})") from None

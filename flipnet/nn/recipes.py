@@ -1,0 +1,112 @@
+"""Every named training recipe, as data: which network, which dataset, which settings.
+
+`flipnet train RECIPE` runs one (flags override single settings), `flipnet train --list`
+prints them, the Makefile's train targets name them, and a run's results record the
+recipe, the settings that differ from it, and `paper_protocol`: true exactly when the
+recipe is one of the paper's and no setting of the protocol was changed (the seed and
+the run's name and place are not part of a protocol: the study states no seed).
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets import DATASETS
+from flipnet.nn.config import FIELDS, TrainConfig
+
+NOT_PROTOCOL = frozenset({"seed", "name", "results_dir"})
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    summary: str  # one line, for `flipnet train --list`
+    settings: dict  # TrainConfig fields; "data" names a dataset of the registry
+    paper: bool = False  # one of the original study's protocols
+
+    def config(self):
+        settings = dict(self.settings)
+        settings["data"] = str(DATASETS[settings["data"]].path())
+        return TrainConfig(recipe=self.name, name=self.name, **settings)
+
+
+# What the original scripts did (ORIGINAL.md, "What the original scripts do"): one
+# shuffled order walked every epoch, validation once an epoch, test error of the best-
+# validation model, errors over whole minibatches only.
+PAPER_1D = dict(data="flip1d", bucket=0, optimizer="sgd", lr=0.01, batch=20, epochs=1000,
+                schedule="constant", shuffle="once", validate_every=0,
+                improvement_threshold=1.0, eval_batch=20)
+PAPER_2D = dict(data="flip2d", bucket=1, optimizer="sgd", lr=0.02, batch=50, epochs=200,
+                schedule="constant", shuffle="once", validate_every=0,
+                improvement_threshold=0.99, eval_batch=50)
+# flipnet's faster schedules: same split, SGD at a larger rate with a cosine decay to 0
+FAST_1D = dict(data="flip1d", bucket=0, optimizer="sgd", lr=0.05, batch=20, epochs=250,
+               schedule="cosine", shuffle="once", augment="symmetry", tta=True)
+FAST_2D = dict(data="flip2d", bucket=1, optimizer="sgd", lr=0.05, batch=50, schedule="cosine",
+               shuffle="epoch")
+XORNET = dict(optimizer="adam", lr=0.002, batch=256, epochs=30, schedule="onecycle", shuffle="epoch")
+
+RECIPES = {r.name: r for r in (
+    Recipe("conv1d", "the paper's 1D conv net, its protocol (make train-1d)",
+           {"model": "conv1d", **PAPER_1D}, paper=True),
+    Recipe("fc1d", "the paper's 1D dense comparison net, its protocol (make train-1d-fc)",
+           {"model": "fc1d", **PAPER_1D}, paper=True),
+    Recipe("conv1d-fast", "the 1D conv net: SGD 0.05 cosine, 250 epochs, reversal "
+           "augmentation and averaging (make train-1d-fast)", {"model": "conv1d", **FAST_1D}),
+    Recipe("xornet1d", "beyond the paper: XOR of the runs' learnt values (make train-1d-best)",
+           {"model": "xornet1d", "data": "flip1d", "bucket": 0, **XORNET, "epochs": 20}),
+    Recipe("mlp2d", "the paper's 2D MLP, its protocol: 200 epochs (make train-2d)",
+           {"model": "mlp2d", **PAPER_2D}, paper=True),
+    Recipe("mlp2d-long", "the paper's 2D protocol run for 400 epochs (make train-2d-long)",
+           {"model": "mlp2d", **PAPER_2D, "epochs": 400}),
+    Recipe("logreg2d", "logistic regression, the paper's 2D protocol (make train-2d-logreg)",
+           {"model": "logreg2d", **PAPER_2D}, paper=True),
+    Recipe("mlp2d-fast", "the 2D MLP: SGD 0.05 cosine, 50 epochs, symmetry augmentation and "
+           "averaging (make train-2d-fast)",
+           {"model": "mlp2d", **FAST_2D, "epochs": 50, "augment": "symmetry", "tta": True}),
+    Recipe("convmlp2d", "the paper's conv block + MLP: SGD 0.05 cosine, 20 epochs "
+           "(make train-2d-conv)", {"model": "convmlp2d", **FAST_2D, "epochs": 20}),
+    Recipe("xornet2d", "beyond the paper: XOR of the components' learnt values "
+           "(make train-2d-xornet)", {"model": "xornet2d", "data": "flip2d", "bucket": 1, **XORNET}),
+    Recipe("xormem2d", "xornet2d with a memory of the training shapes (make train-2d-xormem)",
+           {"model": "xormem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+    Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
+           {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
+            "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
+            "augment": "symmetry", "tta": True}),
+)}
+
+
+def recipe(name):
+    if name not in RECIPES:
+        raise FlipnetError(f"unknown recipe {name!r}: `flipnet train --list` shows them "
+                           f"({', '.join(RECIPES)})")
+    return RECIPES[name]
+
+
+def config_for(recipe_name, /, **overrides):
+    """The recipe's settings with `overrides` replacing single ones (None: keep), checked."""
+    base = recipe(recipe_name).config()
+    unknown = set(overrides) - set(FIELDS)
+    if unknown:
+        raise FlipnetError(f"unknown settings {sorted(unknown)}")
+    return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None}).check()
+
+
+def overrides(config):
+    """{setting: (recipe's value, run's value)} for every setting the run changed."""
+    base = recipe(config.recipe).config()
+    return {name: (getattr(base, name), getattr(config, name)) for name in FIELDS
+            if getattr(base, name) != getattr(config, name)}
+
+
+def paper_protocol(config):
+    """True exactly when the run is a paper recipe with no protocol setting changed."""
+    return recipe(config.recipe).paper and not set(overrides(config)) - NOT_PROTOCOL
+
+
+def listing():
+    """One line per recipe, for `flipnet train --list`."""
+    width = max(len(n) for n in RECIPES)
+    return "\n".join(f"{r.name:<{width}}  {'[paper] ' if r.paper else ''}{r.summary}"
+                     for r in RECIPES.values())

@@ -1,0 +1,92 @@
+"""One position of any game: its value, who wins, and the winning moves.
+
+`THEORIES` says how each game (by name) is valued: flip positions of any size by their
+components (`decompose`), grid Nim and misere flip by a table of the sub-game on the
+full cells (misere play does not split into components), HalfNim and Nim by their
+closed forms. Adding a game adds one line here.
+"""
+
+from dataclasses import dataclass, field
+
+from flipnet.base.errors import FlipnetError
+from flipnet.solve.decompose import position_value, row_value, row_winning_moves, winning_dominoes
+from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
+from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
+from flipnet.solve.nim import nim_outcome, nim_winning_moves
+
+
+@dataclass
+class Analysis:
+    game: str
+    rule: str
+    position: str
+    value: int  # the nim-value (normal play) or 1/0 for a win/loss of the player to move (misere)
+    winning_moves: list = field(default_factory=list)  # [(move text, resulting position text)]
+
+    @property
+    def first_player_wins(self):
+        return self.value != 0
+
+    def to_json(self):
+        key = "nim_value" if self.rule == "normal" else "win"
+        return {
+            "game": self.game,
+            "rule": self.rule,
+            "position": self.position,
+            key: self.value,
+            "first_player_wins": self.first_player_wins,
+            "winning_moves": [{"move": m, "position": p} for m, p in self.winning_moves],
+        }
+
+
+def analyse(game, state):
+    value, moves = value_and_winning_moves(game, state)
+    return Analysis(game.name, game.rule, game.format(state), int(value),
+                    [(game.format_move(m), game.format(game.play(state, m))) for m in moves])
+
+
+def value_and_winning_moves(game, state):
+    """(value, [moves that leave the opponent lost]) with moves as the game writes them."""
+    if game.name not in THEORIES:
+        raise FlipnetError(f"no theory for {game!r}")
+    return THEORIES[game.name](game, state)
+
+
+def winning_moves(game, state):
+    return value_and_winning_moves(game, state)[1]
+
+
+def _flip(game, state):
+    if game.rule == "misere":
+        return _by_table(game, state)
+    if game.rows == 1:
+        bits = [state >> c & 1 for c in range(game.cols)]
+        return row_value(bits), [1 << i | 1 << (i + 1) for i in row_winning_moves(bits)]
+    cells = game.cells(state)
+    moves = [1 << game.bit(*a) | 1 << game.bit(*b) for a, b in winning_dominoes(cells)]
+    return position_value(cells), sorted(moves)
+
+
+def _by_table(game, state):
+    """Value of a board position by a table of the game on its full cells only."""
+    cells, masks = induced_game(state, game.move_masks)
+    if len(cells) > MAX_TABLE_CELLS:
+        raise FlipnetError(f"{game.name} ({game.rule} play) positions are solved by a table of "
+                           f"their full cells: {len(cells)} full cells is above the limit of "
+                           f"{MAX_TABLE_CELLS}")
+    values = solve_states(len(cells), masks, game.rule, threads=1)
+    full = (1 << len(cells)) - 1
+    moves = [m for m, mi in zip((m for m in game.move_masks if state & m == m), masks)
+             if values[full & ~mi] == 0]
+    return values[full], moves
+
+
+def _halfnim(game, n):
+    return halfnim_value(n), halfnim_winning_moves(n)
+
+
+def _nim(game, heaps):
+    return nim_outcome(heaps, game.misere), nim_winning_moves(heaps, game.misere)
+
+
+THEORIES = {"flip": _flip, "gridnim": _by_table, "halfnim": _halfnim, "nim": _nim}

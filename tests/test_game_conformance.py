@@ -1,0 +1,133 @@
+"""Every game of `games.GAMES` against an independent brute-force reading of its rules
+(in the manner of OpenSpiel's game tests): random playouts, and at every position
+reached the legal moves, the value, the winning moves, the winner at the end and the
+text round trips must agree with what is computed here from the rules alone.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from flipnet import games
+from flipnet.play.agents import random_agent
+from flipnet.play.arena import play_match
+from flipnet.solve import value_and_winning_moves
+
+# every game of the registry, in small configurations (each must appear here)
+CONFIGS = {
+    "flip": [dict(shape=(1, 9)), dict(shape=(3, 4)), dict(shape=(2, 3), misere=True)],
+    "gridnim": [dict(shape=(3, 3)), dict(shape=(2, 4), max_take=2, misere=False)],
+    "halfnim": [dict()],
+    "nim": [dict(heaps="1,3,5"), dict(heaps="2,2,3", misere=True)],
+}
+
+
+def test_every_registered_game_is_checked():
+    assert set(CONFIGS) == set(games.GAMES)
+
+
+def cells_of(game, state):
+    return {(r, c) for r in range(game.rows) for c in range(game.cols) if state >> (r * game.cols + c) & 1}
+
+
+def brute_moves(game, state):
+    """The moves, read off the rules with no help from the game's own code."""
+    if game.name == "halfnim":
+        return set(range(1, state // 2 + 1))
+    if game.name == "nim":
+        return {(i, k) for i, h in enumerate(state) for k in range(1, h + 1)}
+    full = cells_of(game, state)
+    longest = 2 if game.name == "flip" else game.max_take
+    shortest = 2 if game.name == "flip" else 1
+    moves = set()
+    for r, c in full:
+        for dr, dc in ((0, 1), (1, 0)):
+            line = [(r + i * dr, c + i * dc) for i in range(longest)]
+            for length in range(shortest, longest + 1):
+                if all(cell in full for cell in line[:length]):
+                    moves.add(sum(1 << (rr * game.cols + cc) for rr, cc in line[:length]))
+    return moves
+
+
+def brute_play(game, state, move):
+    if game.name == "halfnim":
+        return state - move
+    if game.name == "nim":
+        i, k = move
+        return state[:i] + (state[i] - k,) + state[i + 1:]
+    return state & ~move
+
+
+def brute_value_function(game):
+    @lru_cache(maxsize=None)
+    def value(state):
+        children = {value(brute_play(game, state, m)) for m in brute_moves(game, state)}
+        if game.rule == "misere":  # 1: the player to move wins (no move at all: a win)
+            return int(not children or 0 in children)
+        v = 0
+        while v in children:
+            v += 1
+        return v
+    return value
+
+
+def starts(game, rng, count):
+    """The game's start and random positions of the same size."""
+    yield game.start
+    for _ in range(count):
+        if game.name == "halfnim":
+            yield int(rng.integers(2, 128))
+        elif game.name == "nim":
+            yield tuple(int(rng.integers(0, h + 1)) for h in game.heaps)
+        else:
+            yield int(rng.integers(0, 1 << game.n_cells))
+
+
+@pytest.mark.parametrize("name, options", [(n, o) for n, configs in CONFIGS.items() for o in configs],
+                         ids=lambda x: str(x))
+def test_random_playouts_agree_with_the_rules(name, options):
+    game = games.make(name, **options)
+    value = brute_value_function(game)
+    rng = np.random.default_rng(11)
+    for start in starts(game, rng, 12):
+        state = start
+        while True:
+            legal = brute_moves(game, state)
+            assert set(game.legal_moves(state)) == legal
+            assert game.is_over(state) == (not legal)
+            assert game.parse(game.format(state)) == state
+            got_value, got_winning = value_and_winning_moves(game, state)
+            assert got_value == value(state), game.format(state)
+            assert set(got_winning) == {m for m in legal if value(brute_play(game, state, m)) == 0}
+            for move in legal:
+                assert game.parse_move(game.format_move(move), state) == move
+                assert game.play(state, move) == brute_play(game, state, move)
+            if not legal:
+                break
+            state = game.play(state, random_agent(game, state, rng))
+        # the winner of a match between random players, against the rule: the player left
+        # without a move loses in normal play and wins in misere play (0: the first player)
+        winner = play_match(game, random_agent, random_agent, np.random.default_rng(5), state=start)
+        stuck = _count_moves(game, start, np.random.default_rng(5)) % 2
+        assert winner == (stuck if game.rule == "misere" else 1 - stuck)
+
+
+def _count_moves(game, state, rng):
+    """How many moves two random players make from `state` with this generator."""
+    n = 0
+    while not game.is_over(state):
+        state = game.play(state, random_agent(game, state, rng))
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_illegal_moves_and_bad_text_are_refused(name):
+    game = games.make(name, **CONFIGS[name][0])
+    with pytest.raises(ValueError):
+        game.parse("this is not a position")
+    terminal = 1 if name == "halfnim" else (0,) * len(game.heaps) if name == "nim" else 0
+    assert game.is_over(terminal)
+    with pytest.raises(ValueError):
+        game.play(terminal, next(iter(brute_moves(game, game.start))))

@@ -1,0 +1,85 @@
+"""The package's folders are the pipeline's stages, and imports only point down it:
+
+    base  <-  games  <-  solve  <-  datasets  <-  nn  <-  play, report  <-  cli
+
+(`base` is imported by every stage and imports nothing of flipnet; `games` imports
+nothing at all of flipnet; `nn` sees arrays, never games, players or reports.)
+The test reads every module's import statements, including those inside functions.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "flipnet"
+
+# stage -> the stages it may import (itself included)
+ALLOWED = {
+    "base": {"base"},
+    "games": {"games"},
+    "solve": {"base", "games", "solve"},
+    "datasets": {"base", "games", "solve", "datasets"},
+    "nn": {"base", "solve", "datasets", "nn"},
+    "play": {"base", "games", "solve", "datasets", "nn", "play"},
+    "report": {"base", "games", "solve", "datasets", "nn", "report"},
+    "cli": {"base", "games", "solve", "datasets", "nn", "play", "report", "cli"},
+    "package": {"cli", "package"},  # flipnet/__init__.py and __main__.py
+}
+
+
+def stage_of_module(name):
+    """'flipnet.solve.dp' -> 'solve'; 'flipnet.cli' -> 'cli'; 'flipnet' -> 'package'."""
+    parts = name.split(".")
+    if len(parts) == 1 or parts[1] in ("__main__", "__init__"):
+        return "package"
+    return parts[1]
+
+
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def flipnet_imports(path):
+    """Every flipnet module a file imports (absolute names), anywhere in the file."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names if alias.name.startswith("flipnet")]
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}:{node.lineno}: relative import"
+            if node.module and node.module.startswith("flipnet"):
+                if node.module == "flipnet":  # `from flipnet import games`
+                    found += [(f"flipnet.{alias.name}", node.lineno) for alias in node.names
+                              if alias.name != "__version__"]
+                else:
+                    found.append((node.module, node.lineno))
+    return found
+
+
+def modules():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_belongs_to_a_stage():
+    for path in modules():
+        assert stage_of_module(module_name(path)) in ALLOWED, path
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down_the_pipeline(path):
+    stage = stage_of_module(module_name(path))
+    for imported, line in flipnet_imports(path):
+        target = stage_of_module(imported)
+        assert target in ALLOWED[stage], (f"{path.relative_to(PACKAGE.parent)}:{line}: {stage} imports "
+                                          f"{imported} ({target}), against the pipeline's order")
+
+
+def test_the_rule_catches_a_wrong_import(tmp_path):
+    """The checker itself: an nn module importing games is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from flipnet.games import FlipGame\n")
+    (imported, _), = flipnet_imports(bad)
+    assert stage_of_module(imported) == "games" and "games" not in ALLOWED["nn"]

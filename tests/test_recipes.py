@@ -1,0 +1,163 @@
+"""Recipes as data, the paper's protocols as the original scripts ran them, and
+`paper_protocol` derived from what a run changed."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import write_tiny_dataset
+
+from flipnet.base.errors import FlipnetError
+from flipnet.nn import recipes
+from flipnet.nn.config import FIELDS, TrainConfig
+from flipnet.nn.metrics import evaluated
+from flipnet.nn.recipes import RECIPES, config_for, paper_protocol
+from flipnet.nn.train import _Run, train
+
+
+def test_every_recipe_builds_a_valid_config():
+    for name, recipe in RECIPES.items():
+        config = config_for(name)
+        assert config.recipe == name and config.name == name
+        assert set(recipe.settings) <= set(FIELDS)
+        assert config.data.endswith(".h5")
+
+
+def test_the_paper_protocols_are_the_scripts():
+    one = config_for("conv1d")
+    assert (one.lr, one.batch, one.epochs, one.shuffle, one.bucket) == (0.01, 20, 1000, "once", 0)
+    assert (one.validate_every, one.improvement_threshold, one.eval_batch) == (0, 1.0, 20)
+    two = config_for("mlp2d")
+    assert (two.lr, two.batch, two.epochs, two.shuffle, two.bucket) == (0.02, 50, 200, "once", 1)
+    assert (two.validate_every, two.improvement_threshold, two.eval_batch) == (0, 0.99, 50)
+    assert config_for("logreg2d").improvement_threshold == 0.99
+
+
+@pytest.mark.parametrize("recipe, overrides, expected", [
+    ("conv1d", {}, True),
+    ("mlp2d", {}, True),
+    ("conv1d", {"seed": 3, "name": "conv1d-seed3", "results_dir": "elsewhere"}, True),
+    ("conv1d", {"augment": "symmetry", "tta": True}, False),  # true on main before: the bug
+    ("mlp2d", {"weight_decay": 0.0002}, False),
+    ("mlp2d", {"epochs": 400}, False),
+    ("mlp2d", {"improvement_threshold": 1.0}, False),
+    ("mlp2d", {"eval_batch": 0}, False),
+    ("mlp2d", {"validate_every": 5000}, False),
+    ("mlp2d", {"data": "data/other.h5"}, False),
+    ("mlp2d-long", {}, False),
+    ("conv1d-fast", {}, False),
+    ("xornet2d", {}, False),
+])
+def test_paper_protocol_is_derived_from_the_changes(recipe, overrides, expected):
+    assert paper_protocol(config_for(recipe, **overrides)) is expected
+
+
+def test_every_setting_changed_counts_except_seed_and_place():
+    """paper_protocol is not a hand-written list: change any one field of a paper recipe
+    (other than the seed and the run's name and directory) and it turns false."""
+    for name, f in FIELDS.items():
+        if name in ("model", "recipe") or name in recipes.NOT_PROTOCOL:
+            continue
+        base = getattr(config_for("mlp2d"), name)
+        other = {bool: lambda: not base, int: lambda: base + 1, float: lambda: base / 2 if base else 0.5,
+                 str: lambda: base + "x"}[type(base)]()
+        config = config_for("mlp2d")
+        setattr(config, name, other)
+        assert not paper_protocol(config), name
+
+
+def test_unknown_recipe_and_bad_settings():
+    with pytest.raises(FlipnetError, match="unknown recipe 'nope'.*--list"):
+        config_for("nope")
+    with pytest.raises(FlipnetError, match="--improvement-threshold must be in \\(0, 1\\]"):
+        config_for("mlp2d", improvement_threshold=1.5)
+    with pytest.raises(FlipnetError, match="--out must be a plain run name"):
+        config_for("mlp2d", name="../../etc/evil")
+    with pytest.raises(FlipnetError, match="--momentum must be in \\[0, 1\\)"):
+        config_for("mlp2d", momentum=2.0)
+    with pytest.raises(FlipnetError, match="--seed must be at least 0"):
+        config_for("mlp2d", seed=-1)
+
+
+def test_the_threshold_keeps_the_best_through_small_improvements():
+    """The 2D script's rule: a validation error replaces the best only below 0.99 x it."""
+    params = {"w": np.zeros(1)}
+
+    class Model:
+        def get_values(self):
+            return dict(params)
+
+    curve = [0.50, 0.499, 0.45, 0.4460, 0.30, 0.2980, 0.2975]  # 0.99 x 0.30 = 0.297
+    for threshold, best in ((0.99, (5, 0.30)), (1.0, (7, 0.2975))):
+        run = _Run(0, [], 0.0, float("inf"), {}, None, 0.0)
+        for error in curve:
+            run.check(Model(), error, 1.0, threshold)
+            run.record(0.0, error, 0.0)
+        assert (run.best_epoch, run.best_valid) == best
+
+
+def test_a_training_run_applies_the_threshold(tmp_path, monkeypatch):
+    """Through the real loop: scripted validation errors, the best model is the epoch the
+    0.99 rule chooses, not the lowest error."""
+    data = tmp_path / "flip8.h5"
+    write_tiny_dataset(data)
+    script = iter([0.40, 0.30, 0.2990, 0.2985, 0.20, 0.1995])
+    real = __import__("flipnet.nn.train", fromlist=["error_rate"]).error_rate
+    calls = {"n": 0}
+
+    def scripted(predicted, labels):
+        calls["n"] += 1
+        return next(script) if calls["n"] <= 6 else real(predicted, labels)
+
+    monkeypatch.setattr("flipnet.nn.train.error_rate", scripted)
+    results = train(config_for("conv1d", data=str(data), epochs=6, batch=10, eval_batch=0,
+                               improvement_threshold=0.99, results_dir=str(tmp_path / "r")),
+                    log=lambda *_: None)
+    assert [c["valid_error"] for c in results["curve"]] == [0.40, 0.30, 0.2990, 0.2985, 0.20, 0.1995]
+    assert results["best_epoch"] == 5 and results["valid_error"] == 0.20
+    assert results["config"]["improvement_threshold"] == 0.99 and results["config"]["validate_every"] == 0
+
+
+def test_errors_over_whole_minibatches_drop_the_remainder():
+    states, labels = np.arange(107), np.arange(107) % 3
+    kept_states, kept_labels = evaluated((states, labels), 20)
+    assert len(kept_states) == 100 and np.array_equal(kept_states, states[:100])
+    assert np.array_equal(kept_labels, labels[:100])
+    assert len(evaluated((states, labels), 0)[0]) == 107
+
+
+def test_a_run_measures_on_whole_minibatches(tmp_path):
+    from flipnet.datasets import read_split
+    from flipnet.nn.compile import Predictor
+    from flipnet.nn.store import load_model
+
+    data = tmp_path / "flip8.h5"
+    write_tiny_dataset(data)
+    results = train(config_for("conv1d", data=str(data), epochs=2, batch=10, eval_batch=5,
+                               results_dir=str(tmp_path / "r")), log=lambda *_: None)
+    split = read_split(data, 0)
+    n_test, n_valid = len(split.test[0]), len(split.valid[0])
+    assert results["evaluated"] == {"valid": n_valid // 5 * 5, "test": n_test // 5 * 5}
+    assert n_test % 5  # the tiny split leaves a remainder, so the check means something
+    model, _ = load_model(tmp_path / "r" / "conv1d.npz")
+    kept = n_test // 5 * 5
+    predicted = Predictor(model)(split.test[0][:kept])
+    assert results["test_error"] == float(np.mean(predicted != split.test[1][:kept]))
+    on_disk = json.loads((tmp_path / "r" / "conv1d.json").read_text())
+    assert on_disk["recipe"] == "conv1d" and on_disk["paper_protocol"] is False
+    assert set(on_disk["overrides"]) == {"data", "epochs", "batch", "eval_batch", "results_dir"}
+
+
+def test_train_list_prints_one_line_per_recipe(capsys):
+    from flipnet.cli import main
+
+    assert main(["train", "--list"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == len(RECIPES)
+    assert all(line.split()[0] in RECIPES for line in lines)
+    assert sum("[paper]" in line for line in lines) == sum(r.paper for r in RECIPES.values())
+
+
+def test_train_config_defaults_are_neutral():
+    config = TrainConfig()
+    assert (config.improvement_threshold, config.eval_batch, config.validate_every) == (1.0, 0, 0)
