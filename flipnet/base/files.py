@@ -2,7 +2,9 @@
 and JSON that is always strict (no NaN or Infinity).
 
 Paths are checked before long work starts (`check_writable`): a missing parent directory
-is refused rather than created, so a typo in `-o` cannot scatter directories around.
+is refused rather than created, so a typo in `-o` cannot scatter directories around. The
+one exception is flipnet's own `results/` directory (relative to where it runs), which
+any command that writes there creates.
 """
 
 import contextlib
@@ -13,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 from flipnet.base.errors import FlipnetError
+
+RESULTS_DIR = Path("results")
 
 
 @contextlib.contextmanager
@@ -71,6 +75,8 @@ def _temp_beside(path):
 
 def _check_parent(path):
     parent = path.parent
+    if parent == RESULTS_DIR and not parent.exists() and Path(".").is_dir():
+        ensure_dir(RESULTS_DIR)
     for ancestor in (parent, *parent.parents):
         if ancestor.exists():
             if not ancestor.is_dir():

@@ -18,6 +18,13 @@ def error_rate(predicted, labels):
     return float(np.mean(np.asarray(predicted) != np.asarray(labels))) if len(labels) else float("nan")
 
 
+def majority_error(train_labels, test_labels):
+    """The no-learning baseline: the error of always answering the most common training value."""
+    if not len(test_labels):
+        return float("nan")
+    return error_rate(np.full(len(test_labels), np.bincount(train_labels).argmax()), test_labels)
+
+
 def confusion(predicted, labels, n_classes):
     """counts[true class, predicted class]."""
     counts = np.zeros((n_classes, n_classes), dtype=np.int64)

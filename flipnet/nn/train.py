@@ -29,7 +29,7 @@ from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.compile import Predictor, epoch_function, run_epoch
 from flipnet.nn.config import SCHEDULE_NAMES
-from flipnet.nn.metrics import confusion, error_rate, evaluated, per_class_error
+from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.models import build, check_labels
 from flipnet.nn.recipes import overrides, paper_protocol
 from flipnet.nn.store import load_npz, save_model, save_npz
@@ -288,6 +288,7 @@ def _results(config, model, split, predict, run, elapsed_now):
         "paper_protocol": paper_protocol(config),
         "seed": config.seed,
         "bucket": config.bucket,
+        "board": f"{model.rows}x{model.cols}",
         "sizes": split.sizes(),
         "evaluated": {"valid": len(evaluated(split.valid, config.eval_batch)[0]), "test": len(test_states)},
         "parameters": int(model.n_parameters()),
@@ -300,6 +301,7 @@ def _results(config, model, split, predict, run, elapsed_now):
         "best_at": run.best_at,  # in epochs: 12.5 is halfway through epoch 13
         "valid_error": run.best_valid,
         "test_error": error_rate(predicted, test_labels),
+        "baseline_test_error": majority_error(split.train[1], test_labels),
         "per_class_test_error": per_class_error(counts),
         "confusion": counts.tolist(),
         "seconds": run.total_seconds(elapsed_now),

@@ -2,19 +2,24 @@
 
 Each claim names where flipnet's figure comes from: a field of a results/*.json file
 written by a make target, or an exact fact computed here. A missing file is reported as
-missing, with the command that would produce it; nothing is guessed.
+missing, with the command that would produce it; nothing is guessed. Every row shows the
+no-learning baseline beside the figure (the majority-class guess on the same test set,
+which each training run records) and says how the figure's configuration was chosen.
+Where a claim names repeated runs (`seeds`), the row gives their median and range, and
+`"judge": "median"` makes the verdict rest on the median rather than one seeded run.
 """
 
 import functools
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.files import read_json
 
 REPRODUCED, NOT_REPRODUCED, MISSING = "reproduced", "not reproduced", "not run yet"
+RULES = ("at_most", "at_least", "above", "equal", "about", "no_better_than", "faster")
 
 
 @functools.lru_cache(maxsize=1)
@@ -26,15 +31,32 @@ def _gridnim4():
     return win_table(GridNim(4, 4, misere=True))  # solved once for the three facts
 
 
+def _hand_set_es_vs_random():
+    """The ES agent's policy with weights set by hand to the misere strategy (move to
+    nim-sum 0; at the end leave an odd number of 1-heaps): its win rate against random
+    play, 100 matches, seed 0, as `make arena` measures the evolved agent."""
+    from flipnet.games import Nim
+    from flipnet.play.agents import random_agent
+    from flipnet.play.arena import win_rate
+    from flipnet.play.es import HAND_SET, ESAgent
+
+    return win_rate(Nim(misere=True), ESAgent(HAND_SET), random_agent, 100, np.random.default_rng(0))
+
+
 COMPUTED = {
     "gridnim4_winning": lambda: int(_gridnim4().sum()),
     "gridnim4_losing": lambda: int((_gridnim4() == 0).sum()),
     "gridnim4_full_board_wins": lambda: int(_gridnim4()[-1]),
+    "es_hand_set_vs_random": _hand_set_es_vs_random,
 }
 
 
 def verdict(rule, ours, paper=None, tolerance=0.0, baseline=None):
-    """Whether `ours` reproduces a claim under `rule`."""
+    """Whether `ours` reproduces a claim under `rule`; a speed (`faster`) is not reproduced
+    or not: it is faster or slower than the paper's program, by a ratio."""
+    if rule == "faster":
+        ratio = paper / ours if ours else float("inf")
+        return f"faster ({ratio:.1f}x)" if ratio >= 1 else f"slower ({1 / ratio:.1f}x)"
     checks = {
         "at_most": lambda: ours <= paper,
         "at_least": lambda: ours >= paper,
@@ -45,18 +67,23 @@ def verdict(rule, ours, paper=None, tolerance=0.0, baseline=None):
         "no_better_than": lambda: ours >= baseline - tolerance,
     }
     if rule not in checks:
-        raise FlipnetError(f"unknown comparison rule {rule!r}: choose from {', '.join(checks)}")
+        raise FlipnetError(f"unknown comparison rule {rule!r}: choose from {', '.join(RULES)}")
     return REPRODUCED if checks[rule]() else NOT_REPRODUCED
 
 
 def read_field(path, dotted, count=False):
     """The value at `dotted` (keys joined by dots; a key may itself contain dots or spaces)
     in a JSON file; the length of a list when `count`."""
-    data = json.loads(Path(path).read_text())
-    value = _walk(data, dotted)
+    value = _walk(read_json(path, "results file"), dotted)
     if value is _ABSENT:
         raise FlipnetError(f"{path}: no field {dotted!r}")
-    return len(value) if count else value
+    if count:
+        if not isinstance(value, list):
+            raise FlipnetError(f"{path}: {dotted!r} is not a list")
+        return len(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FlipnetError(f"{path}: {dotted!r} is {value!r}, not a number")
+    return value
 
 
 _ABSENT = object()
@@ -78,7 +105,9 @@ class Row:
     ours: object = None
     verdict: str = MISSING
     missing: str = ""
+    baseline: object = None  # the no-learning figure on the same test set
     spread: dict = field(default_factory=dict)
+    selection: str = ""
 
 
 def measure(claim, results_dir):
@@ -93,7 +122,7 @@ def measure(claim, results_dir):
 
 
 def seed_spread(claim, results_dir):
-    """Mean, spread and count of the claim's figure over repeated runs (compare-seeds)."""
+    """Median, range, mean and count of the claim's figure over repeated runs."""
     spec = claim.get("seeds")
     if not spec:
         return {}
@@ -101,9 +130,27 @@ def seed_spread(claim, results_dir):
     values = [read_field(f, spec["field"]) for f in files]
     if not values:
         return {"missing": f"no {spec['files']}: run `{spec.get('command', 'make compare-seeds')}`",
-                "recipe": spec["recipe"]}
-    return {"n": len(values), "mean": float(np.mean(values)), "std": float(np.std(values)),
-            "min": float(np.min(values)), "max": float(np.max(values)), "recipe": spec["recipe"]}
+                "recipe": spec["recipe"], "judge": spec.get("judge")}
+    return {"n": len(values), "median": float(np.median(values)), "mean": float(np.mean(values)),
+            "std": float(np.std(values)), "min": float(np.min(values)), "max": float(np.max(values)),
+            "recipe": spec["recipe"], "judge": spec.get("judge")}
+
+
+def _baseline(claim, results_dir):
+    spec = claim.get("majority")
+    if not spec:
+        return None
+    path = Path(results_dir) / spec["file"]
+    if not path.exists():
+        return None
+    value = _walk(read_json(path, "results file"), "baseline_test_error")
+    return value if isinstance(value, (int, float)) else None  # runs from before it was recorded
+
+
+def _selection(claim):
+    text = claim.get("selection", "")
+    names = [name for name in COMPUTED if "{" + name + "}" in text]
+    return text.format(**{name: show(COMPUTED[name](), "percent") for name in names}) if names else text
 
 
 def compare(claims, results_dir="results"):
@@ -111,35 +158,48 @@ def compare(claims, results_dir="results"):
     for claim in claims:
         row = Row(claim)
         row.ours, row.missing = measure(claim, results_dir)
-        baseline = None
-        if row.ours is not None and "baseline" in claim:
-            base = claim["baseline"]
+        row.spread = seed_spread(claim, results_dir)
+        row.baseline = _baseline(claim, results_dir)
+        row.selection = _selection(claim)
+        versus = None
+        if row.ours is not None and "versus" in claim:
+            base = claim["versus"]
             base_path = Path(results_dir) / base["file"]
             if base_path.exists():
-                baseline = read_field(base_path, base["field"])
+                versus = read_field(base_path, base["field"])
             else:
-                row.missing = f"{base_path} missing (the baseline)"
-        if row.ours is not None and not row.missing:
-            row.verdict = verdict(claim["rule"], row.ours, claim.get("paper"),
-                                  claim.get("tolerance", 0.0), baseline)
+                row.missing = f"{base_path} missing (the run it is set against)"
+        judged = row.ours
+        if row.spread.get("judge") == "median":
+            judged = row.spread.get("median")
+            if judged is None:
+                row.missing = row.missing or row.spread["missing"]
+        if judged is not None and not row.missing:
+            row.verdict = verdict(claim["rule"], judged, claim.get("paper"),
+                                  claim.get("tolerance", 0.0), versus)
             if "verdicts" in claim:  # a target of flipnet's own rather than a claim
                 row.verdict = claim["verdicts"][row.verdict != REPRODUCED]
-        row.spread = seed_spread(claim, results_dir)
         rows.append(row)
     return rows
 
 
 def load_claims(path):
-    try:
-        claims = json.loads(Path(path).read_text())["claims"]
-    except FileNotFoundError:
-        raise FlipnetError(f"{path}: no such file") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
-        raise FlipnetError(f"{path}: not a claims file ({error})") from None
+    data = read_json(path, "claims file")
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list):
+        raise FlipnetError(f"{path}: not a claims file (no list 'claims')")
     for i, claim in enumerate(claims):
+        if not isinstance(claim, dict):
+            raise FlipnetError(f"{path}: claim {i + 1} is not an object")
         for key in ("id", "claim", "rule", "measure", "command"):
             if key not in claim:
                 raise FlipnetError(f"{path}: claim {i + 1} has no {key!r}")
+        if claim["rule"] not in RULES:
+            raise FlipnetError(f"{path}: claim {i + 1} has an unknown rule {claim['rule']!r}")
+        measure_spec = claim["measure"]
+        if not isinstance(measure_spec, dict) or not ({"file", "field"} <= set(measure_spec)
+                                                      or measure_spec.get("computed") in COMPUTED):
+            raise FlipnetError(f"{path}: claim {i + 1}'s measure needs file and field, or a known 'computed'")
     return claims
 
 
@@ -155,47 +215,50 @@ def show(value, kind):
     return f"{value}"
 
 
-def _spread_text(row):
-    s = row.spread
-    if not s:
-        return ""
-    if "missing" in s:
-        return s["missing"]
+def _ours_text(row):
+    """The figure, and the median and range over seeds where there are repeated runs."""
     kind = row.claim.get("format")
-    return (f"{s['n']} runs ({s['recipe']}): mean {show(s['mean'], kind)}, "
-            f"sd {show(s['std'], kind)}, range {show(s['min'], kind)}..{show(s['max'], kind)}")
+    text = show(row.ours, kind)
+    s = row.spread
+    if s and "missing" not in s:
+        spread = (f"median {show(s['median'], kind)} over {s['n']} seeds "
+                  f"({show(s['min'], kind)}..{show(s['max'], kind)})")
+        if s.get("judge") == "median":
+            return f"{spread}; {row.claim.get('single', 'one run')}: {text}"
+        return f"{text}; {s['recipe']}: {spread}"
+    return text
 
 
 def markdown(rows):
-    """The comparison as a Markdown table plus notes on missing results and spread."""
-    lines = ["| claim | paper | flipnet | verdict |", "|---|---|---|---|"]
+    """The comparison as a Markdown table plus notes on what is missing."""
+    lines = ["| claim | paper | flipnet | no-learning baseline | verdict | how the figure was chosen |",
+             "|---|---|---|---|---|---|"]
     notes = []
     for row in rows:
         c = row.claim
-        ours = show(row.ours, c.get("format"))
         lines.append(f"| {c['claim']} | {c.get('paper_text', show(c.get('paper'), c.get('format')))} "
-                     f"| {ours} | {row.verdict} |")
+                     f"| {_ours_text(row)} | {show(row.baseline, c.get('format'))} | {row.verdict} "
+                     f"| {row.selection or '-'} |")
         if row.missing:
             notes.append(f"- {c['id']}: {row.missing}")
-        if row.spread:
-            notes.append(f"- {c['id']} over seeds: {_spread_text(row)}")
+        elif row.spread.get("missing"):
+            notes.append(f"- {c['id']}: {row.spread['missing']}")
     lines.append("")
-    lines.append("The original study reports one run on one bucket per figure; flipnet's "
-                 "main rows are likewise one run (the make target), and the seed rows below "
-                 "show how much a figure moves between runs.")
-    return "\n".join(lines + [""] + notes) + "\n"
+    lines.append("The no-learning baseline is the error of always answering the most common value "
+                 "of the training states, on the same test states. Test labels choose nothing: "
+                 "epochs are chosen on validation, recipes and seeds as the last column says.")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
 def text_table(rows):
     header = ("claim", "paper", "flipnet", "verdict")
-    body = [(r.claim["claim"], r.claim.get("paper_text", ""), show(r.ours, r.claim.get("format")),
+    body = [(r.claim["claim"], r.claim.get("paper_text", ""), _ours_text(r),
              r.verdict + (f" ({r.missing})" if r.missing else "")) for r in rows]
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(3)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths + [0]))]
     for cells in body:
         out.append("  ".join(c.ljust(w) for c, w in zip(cells, widths + [0])).rstrip())
-    spreads = [f"  {r.claim['id']}: {_spread_text(r)}" for r in rows if r.spread]
-    return "\n".join(out + (["", "over seeds:"] + spreads if spreads else []))
+    return "\n".join(out)
 
 
 README_START, README_END = "<!-- compare:start -->", "<!-- compare:end -->"
@@ -205,17 +268,14 @@ def training_runs(results_dir):
     """{name: results} of every training run in results_dir (files with a curve)."""
     runs = {}
     for path in sorted(Path(results_dir).glob("*.json")):
-        try:
-            result = json.loads(path.read_text())
-        except json.JSONDecodeError:
-            raise FlipnetError(f"{path}: not valid JSON") from None
+        result = read_json(path, "results file")
         if isinstance(result, dict) and "curve" in result and "confusion" in result:
             runs[path.stem] = result
     return runs
 
 
 def class_counts(data_dir):
-    """{dataset title: states per nim-value} for the datasets present in data_dir."""
+    """{dataset description: states per nim-value} for the datasets present in data_dir."""
     from flipnet.datasets import DATASETS, read_table
 
     counts = {}
@@ -251,6 +311,8 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
     lines = [text_table(rows), "", f"wrote {out}" + "".join(f", {p}" for p in written)]
     if readme:
         readme_path = Path(readme)
+        if not readme_path.is_file():
+            raise FlipnetError(f"{readme_path} not found")
         write_text(readme_path, replace_block(readme_path.read_text(), table))
         lines.append(f"updated the compare table in {readme_path}")
     return lines

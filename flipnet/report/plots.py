@@ -28,36 +28,42 @@ def _save(fig, path):
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
 
 
+def _board(result):
+    """The board a run was trained on: recorded by newer runs, else read off its data path."""
+    if "board" in result:
+        return result["board"]
+    return "1x20" if "flip1d" in str(result.get("config", {}).get("data", "")) else "5x5"
+
+
 def learning_curves(runs, path):
-    """Validation error per epoch of every run, one panel per dataset (1D, 2D)."""
+    """Validation error per epoch of every run, one panel per board (1x20, 5x5)."""
     plt = _pyplot()
-    groups = {"1D (length 20)": [], "2D (5x5)": []}
+    groups = {}
     for name, result in sorted(runs.items()):
-        board = "1D (length 20)" if "flip1d" in result["config"]["data"] else "2D (5x5)"
-        groups[board].append((name, result))
-    groups = {k: v for k, v in groups.items() if v}
+        groups.setdefault(_board(result), []).append((name, result))
     fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.2), squeeze=False)
     for ax, (title, members) in zip(axes[0], groups.items()):
         for name, result in members:
             epochs = [c["epoch"] for c in result["curve"]]
             errors = [100 * c["valid_error"] for c in result["curve"]]
-            ax.plot(epochs, errors, label=f"{_label(name, result)}: test {100 * result['test_error']:.2f}%", lw=1.2)
+            ax.plot(epochs, errors, label=f"{_label(name, result)} (test {100 * result['test_error']:.2f}%)", lw=1.2)
         # log scale down to 0.1%, linear below it, so runs that reach 0 still show
         ax.set_yscale("symlog", linthresh=0.1, linscale=0.5)
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("epoch")
-        ax.set_ylabel("validation error (%)")
-        ax.set_title(title)
+        ax.set_ylabel("validation error (%), symlog: linear below 0.1%")
+        ax.set_title(f"{title} board: validation error per epoch")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, title="validation curves (test error of the best epoch)", title_fontsize=8)
     _save(fig, path)
     plt.close(fig)
 
 
 def confusion_matrices(runs, path):
     """Test-set confusion matrix of every run (rows: true value, columns: predicted),
-    shaded by the fraction of each true class, so rare classes show as clearly as common."""
+    normalised per true class (each row sums to 1), so rare classes show as clearly as
+    common ones; one colour bar for all."""
     plt = _pyplot()
     names = sorted(runs)
     cols = min(3, len(names))
@@ -72,13 +78,15 @@ def confusion_matrices(runs, path):
         top = int(used.max()) + 1 if used.size else 1
         counts = counts[:top, :top]  # classes no state has and no prediction used
         share = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-        ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
+        image = ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
         ax.set_title(f"{_label(name, runs[name])}: test {100 * runs[name]['test_error']:.2f}%", fontsize=9)
         ax.set_xlabel("predicted value")
         ax.set_ylabel("true value")
         ticks = np.arange(counts.shape[0])
         ax.set_xticks(ticks)
         ax.set_yticks(ticks)
+    fig.suptitle("test confusion, normalised per true class (row sums 1)", fontsize=10)
+    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="share of the true class")
     _save(fig, path)
     plt.close(fig)
 
