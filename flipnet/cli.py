@@ -43,6 +43,9 @@ def build_parser():
     p.add_argument("position", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
                    "size; nim: heap sizes like 1,3,5")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
+                   "(on a large board the moves cost another search)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (flip)")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -165,35 +168,37 @@ def _game_options(p):
 
 
 def main(argv=None):
+    signals.install()  # first: Ctrl-C during the imports below ends in one line too
     argv = sys.argv[1:] if argv is None else list(argv)
+    command = f"flipnet {argv[0]}" if argv and not argv[0].startswith("-") else "flipnet"
     try:
         args = build_parser().parse_args(argv)
-    except FlipnetError as exc:  # a bad FLIPNET_FLOAT, found when flipnet.nn is imported
-        print(f"flipnet {argv[0] if argv else ''}: error: {exc}".replace(" :", ":"), file=sys.stderr)
-        return 2
-    signals.install()
-    try:
         return args.run(args) or 0
     except Interrupted as exc:
-        print(f"flipnet {args.command}: {exc}", file=sys.stderr)
-        return 130
+        return _fail(command, exc, 130, prefix="")
     except (FlipnetError, ValueError) as exc:
-        print(f"flipnet {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(command, exc, 2)
     except MemoryError:
-        print(f"flipnet {args.command}: error: out of memory", file=sys.stderr)
-        return 2
+        return _fail(command, "out of memory", 2)
     except KeyboardInterrupt:
-        print(f"flipnet {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except SystemError as exc:  # Ctrl-C inside a compiled function's Python part
-        if _caused_by_interrupt(exc):
-            print(f"flipnet {args.command}: interrupted", file=sys.stderr)
-            return 130
-        raise
+        return _fail(command, "interrupted", 130, prefix="")
     except BrokenPipeError:  # the reader went away (`flipnet ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as exc:  # Ctrl-C inside a compiled function's Python part, or a bug
+        if _caused_by_interrupt(exc):
+            return _fail(command, "interrupted", 130, prefix="")
+        if os.environ.get("FLIPNET_DEBUG"):
+            raise
+        return _fail(command, f"internal error ({type(exc).__name__}: {exc}); "
+                              f"FLIPNET_DEBUG=1 shows the traceback", 1)
+
+
+def _fail(command, message, code, prefix="error: "):
+    """One line on stderr (the first line of the message), and the exit status."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else type(message).__name__
+    print(f"{command}: {prefix}{text}", file=sys.stderr)
+    return code
 
 
 def _caused_by_interrupt(exc):
@@ -256,13 +261,23 @@ def cmd_solve(args):
         print(f"wrote {args.output}")
 
 
+def _timeout(seconds):
+    import math
+
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise FlipnetError(f"--timeout must be a positive number of seconds, got {seconds}")
+    return seconds
+
+
 def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
     from flipnet.solve import analyse
+    from flipnet.solve.cram import solver
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
-    result = analyse(game, game.parse(args.position))
+    solver().timeout = _timeout(args.timeout)
+    result = analyse(game, game.parse(args.position), moves=not args.no_moves)
     if args.json:
         print(json_text(result.to_json(), indent=None), end="")
         return

@@ -73,16 +73,18 @@ def read_split(path, bucket, name="original"):
         if key not in f or "bucket" not in f[key] or "part" not in f[key]:
             raise FlipnetError(f"{path} has no split {name!r}")
         group = f[key]
-        n_buckets = int(group.attrs.get("n_buckets", 10))
+        n_buckets = _int_attr(group, "n_buckets", path, default=10)
         if not 0 <= bucket < n_buckets:
             raise FlipnetError(f"bucket {bucket} does not exist in {path}: buckets are 0..{n_buckets - 1}")
         values = _read(ds, path)
         buckets = _read(group["bucket"], path)
         parts = _read(group["part"], path)
         attrs = dict(group.attrs)
-        attrs.update(bucket=bucket, rows=int(ds.attrs["rows"]), cols=int(ds.attrs["cols"]))
+        attrs.update(bucket=bucket, rows=_int_attr(ds, "rows", path), cols=_int_attr(ds, "cols", path))
     if not buckets.size == parts.size == values.size:
         raise FlipnetError(f"{path}: split arrays do not match the table ({buckets.size}, {parts.size}, {values.size})")
+    _check_range(buckets, n_buckets, f"{path}: splits/{name}/bucket", "bucket numbers")
+    _check_range(parts, len(PART_NAMES), f"{path}: splits/{name}/part", "parts (0 train, 1 valid, 2 test)")
     chosen = np.flatnonzero(buckets == bucket).astype(np.uint32)
     chosen_parts = parts[chosen]
     pieces = []
@@ -107,16 +109,37 @@ def _values_dataset(f, path):
     for key in ("nim_value", "win"):
         if key in f and f[key].attrs.get("format") == FORMAT:
             ds = f[key]
-            expected = 1 << int(ds.attrs["rows"]) * int(ds.attrs["cols"])
+            rows, cols = _int_attr(ds, "rows", path), _int_attr(ds, "cols", path)
+            if not (1 <= rows and 1 <= cols and rows * cols <= 32):
+                raise FlipnetError(f"{path}: {key} says its board is {rows}x{cols}: not a table's board")
+            expected = 1 << rows * cols
             if ds.shape != (expected,):
-                raise FlipnetError(f"{path}: {key} has {ds.shape[0]} entries, expected {expected}")
+                raise FlipnetError(f"{path}: {key} has {ds.shape} entries, expected ({expected},)")
+            if ds.dtype.kind not in "ui":
+                raise FlipnetError(f"{path}: {key} holds {ds.dtype}, not integers")
             return ds
     raise FlipnetError(f"{path} is not a flipnet table (no nim_value or win dataset "
                        f"with format {FORMAT!r})")
 
 
+def _int_attr(node, name, path, default=None):
+    value = node.attrs.get(name, default)
+    try:
+        if value is None or isinstance(value, (bytes, str)):
+            raise TypeError
+        return int(value)
+    except (TypeError, ValueError):
+        raise FlipnetError(f"{path}: {node.name} has no integer attribute {name!r}") from None
+
+
+def _check_range(array, limit, where, what):
+    if array.size and (array.min() < 0 or array.max() >= limit):
+        bad = array.max() if array.max() >= limit else array.min()
+        raise FlipnetError(f"{where} holds {bad}; {what} are 0..{limit - 1}")
+
+
 def _read(ds, path):
     try:
         return ds[()]
-    except (OSError, KeyError) as exc:
+    except (OSError, KeyError, TypeError, ValueError) as exc:
         raise FlipnetError(f"{path}: cannot read {ds.name} (truncated file?): {exc}") from None

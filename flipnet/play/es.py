@@ -10,13 +10,12 @@ Since only the ranking of scores matters, weights start at 0 (a random player) a
 small sigma is no handicap.
 """
 
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.files import write_json
+from flipnet.base.files import read_json, write_json
 from flipnet.solve import nim_sum
 
 FEATURES = ("nim_sum_zero", "only_small_heaps", "odd_ones_left", "fraction_taken", "empties_heap")
@@ -55,15 +54,15 @@ class ESAgent:
 
     @classmethod
     def load(cls, path):
+        data = read_json(path, "ES agent")
         try:
-            with open(path) as f:
-                data = json.load(f)
             weights = np.array(data["weights"], dtype=np.float64)
-        except (OSError, ValueError, KeyError) as exc:
-            raise FlipnetError(f"cannot read ES agent {path}: {exc}") from None
-        if weights.shape != (len(FEATURES),):
-            raise FlipnetError(f"{path}: expected {len(FEATURES)} weights, found {weights.size}")
-        return cls(weights, data.get("history", []))
+        except (KeyError, TypeError, ValueError):
+            raise FlipnetError(f"{path}: not an ES agent (no list of numbers 'weights')") from None
+        if weights.shape != (len(FEATURES),) or not np.isfinite(weights).all():
+            raise FlipnetError(f"{path}: expected {len(FEATURES)} finite weights, found {weights.size}")
+        history = data.get("history", [])
+        return cls(weights, history if isinstance(history, list) else [])
 
 
 def evolve(game, opponent, seed, matches=40, generations=BUDGET // LAMBDA, progress=None):

@@ -265,13 +265,33 @@ README_START, README_END = "<!-- compare:start -->", "<!-- compare:end -->"
 
 
 def training_runs(results_dir):
-    """{name: results} of every training run in results_dir (files with a curve)."""
+    """{name: results} of every training run in results_dir (files with a curve), each
+    checked to hold what the plots read."""
     runs = {}
     for path in sorted(Path(results_dir).glob("*.json")):
         result = read_json(path, "results file")
         if isinstance(result, dict) and "curve" in result and "confusion" in result:
+            _check_run(path, result)
             runs[path.stem] = result
     return runs
+
+
+def _check_run(path, result):
+    def number(value):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    curve, matrix = result["curve"], result["confusion"]
+    problem = None
+    if not number(result.get("test_error")):
+        problem = "test_error is not a number"
+    elif not isinstance(curve, list) or not all(
+            isinstance(c, dict) and number(c.get("epoch")) and number(c.get("valid_error")) for c in curve):
+        problem = "curve is not a list of {epoch, valid_error} numbers"
+    elif not (isinstance(matrix, list) and matrix and all(
+            isinstance(r, list) and len(r) == len(matrix) and all(number(x) for x in r) for r in matrix)):
+        problem = "confusion is not a square matrix of counts"
+    if problem:
+        raise FlipnetError(f"{path}: not a training result ({problem})")
 
 
 def class_counts(data_dir):

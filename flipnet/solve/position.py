@@ -1,15 +1,15 @@
 """One position of any game: its value, who wins, and the winning moves.
 
-`THEORIES` says how each game (by name) is valued: flip positions of any size by their
-components (`decompose`), grid Nim and misere flip by a table of the sub-game on the
-full cells (misere play does not split into components), HalfNim and Nim by their
-closed forms. Adding a game adds one line here.
+`THEORIES` says how each game (by name) is valued: flip positions of any size by the
+Cram solver (`cram`: components, Kayles lines, search), grid Nim and misere flip by a
+table of the sub-game on the full cells (misere play does not split into components),
+HalfNim and Nim by their closed forms. Adding a game adds one line here.
 """
 
 from dataclasses import dataclass, field
 
 from flipnet.base.errors import FlipnetError
-from flipnet.solve.decompose import position_value, row_value, row_winning_moves, winning_dominoes
+from flipnet.solve.cram import solver
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
 from flipnet.solve.nim import nim_outcome, nim_winning_moves
@@ -39,7 +39,10 @@ class Analysis:
         }
 
 
-def analyse(game, state):
+def analyse(game, state, moves=True):
+    """The position's value and (with `moves`) its winning moves, as text."""
+    if not moves:
+        return Analysis(game.name, game.rule, game.format(state), int(value_of(game, state)))
     value, moves = value_and_winning_moves(game, state)
     return Analysis(game.name, game.rule, game.format(state), int(value),
                     [(game.format_move(m), game.format(game.play(state, m))) for m in moves])
@@ -56,15 +59,18 @@ def winning_moves(game, state):
     return value_and_winning_moves(game, state)[1]
 
 
+def value_of(game, state):
+    """The value alone (for flip, one search instead of one per move)."""
+    if game.name == "flip" and game.rule == "normal":
+        return solver().value(game.cells(state))
+    return value_and_winning_moves(game, state)[0]
+
+
 def _flip(game, state):
     if game.rule == "misere":
         return _by_table(game, state)
-    if game.rows == 1:
-        bits = [state >> c & 1 for c in range(game.cols)]
-        return row_value(bits), [1 << i | 1 << (i + 1) for i in row_winning_moves(bits)]
-    cells = game.cells(state)
-    moves = [1 << game.bit(*a) | 1 << game.bit(*b) for a, b in winning_dominoes(cells)]
-    return position_value(cells), sorted(moves)
+    value, dominoes = solver().winning_moves(game.cells(state))
+    return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
 
 
 def _by_table(game, state):

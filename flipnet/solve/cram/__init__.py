@@ -1,0 +1,205 @@
+"""Exact values of flip positions too large for a table: the game Cram on the full cells.
+
+`CramSolver` splits a position into connected components, gives each its own frame (its
+bounding box, at most 64 cells), and asks the Numba search (`search`) for the nimber of
+each, with the endgame database (`endgame`) and a transposition table shared by every
+question the solver is asked. The search runs in a worker thread while this thread shows
+progress on stderr, enforces `timeout` and turns Ctrl-C into a clean stop.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from flipnet.base import signals
+from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.progress import bar
+from flipnet.solve.cram import search
+from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.kayles import dawson_kayles
+
+MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
+PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
+
+
+def _kayles_table(n):
+    return np.array([dawson_kayles(k) for k in range(n + 1)], dtype=np.int8)
+
+
+class CramSolver:
+    """Nimbers of flip positions (normal play) by search, memoised across calls.
+
+    `endgame`: an `Endgame` (default: none; `Endgame.load_or_build()` for the full one);
+    `tt_log`: log2 of the transposition table's entries (2^24: 192 MB); `mirror`: use
+    the mirror strategy's zeros; `timeout`: seconds per call (None: no limit).
+    """
+
+    def __init__(self, endgame=None, tt_log=24, mirror=True, timeout=None, progress=True):
+        self.endgame = endgame or Endgame.empty()
+        self.tt_bits = np.zeros(1 << tt_log, np.uint64)
+        self.tt_shape = np.zeros(1 << tt_log, np.int64)
+        self.tt_value = np.zeros(1 << tt_log, np.int8)
+        self.tt_log = tt_log
+        self.kayles = _kayles_table(MAX_FRAME)
+        self.control = np.zeros(4, np.int64)
+        self.control[search.MIRROR] = int(mirror)
+        self.stats = np.zeros(8, np.int64)
+        self.timeout, self.progress = timeout, progress
+        self.seconds = 0.0
+
+    @property
+    def ctx(self):
+        return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt_bits, self.tt_shape,
+                self.tt_value, self.tt_log, self.control, self.stats)
+
+    def report(self):
+        """What the search has done so far, for the user."""
+        s = self.stats
+        return {"positions": int(s[search.NODES]), "table_hits": int(s[search.TT_HITS]),
+                "database_hits": int(s[search.DB_HITS]), "stored": int(s[search.STORES]),
+                "seconds": round(self.seconds, 3)}
+
+    # --- positions as cells ----------------------------------------------------------
+
+    def value(self, cells):
+        """The nimber of the position made of these (row, col) cells."""
+        return int(np.bitwise_xor.reduce(self.component_values(components(cells)), initial=0))
+
+    def component_values(self, parts):
+        """Nimbers of components given as (bits, h, w) frames."""
+        values = np.zeros(len(parts), np.int64)
+        searched = [k for k, (bits, h, w) in enumerate(parts) if h > 1 or w > 1]
+        for k, (bits, h, w) in enumerate(parts):
+            if min(h, w) == 1 and h * w > MAX_FRAME:  # a long straight run: Kayles' closed form
+                values[k] = dawson_kayles(max(h, w))
+                searched.remove(k)
+        if searched:
+            bits = np.array([parts[k][0] for k in searched], np.uint64)
+            hs = np.array([parts[k][1] for k in searched], np.int64)
+            ws = np.array([parts[k][2] for k in searched], np.int64)
+            out = np.zeros(len(searched), np.int64)
+            self._run(search.nimbers_of, bits, hs, ws, out)
+            values[searched] = out
+        return values
+
+    def winning_moves(self, cells):
+        """(value, dominoes after which the position's value is 0), dominoes as cell pairs."""
+        parts = components(cells)
+        values = self.component_values(parts)
+        total = int(np.bitwise_xor.reduce(values, initial=0))
+        moves = []
+        if total == 0:
+            return 0, moves
+        for (bits, h, w, r0, c0), v in zip(components(cells, with_origin=True), values):
+            target = total ^ int(v)
+            if min(h, w) == 1 and h * w > MAX_FRAME:
+                moves += _kayles_moves(h, w, r0, c0, target)
+                continue
+            pairs = search.dominoes(np.uint64(bits), h, w)
+            out = np.zeros(len(pairs), np.bool_)
+            self._run(search.moves_to, np.uint64(bits), h, w, target, out)
+            for (a, b), wins in zip(pairs, out):
+                if wins:
+                    moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
+        return total, sorted(moves)
+
+    # --- running the kernel ----------------------------------------------------------
+
+    def _run(self, kernel, *args):
+        """Run a search kernel in a worker thread; progress, time limit and Ctrl-C here."""
+        self.control[search.STOP] = 0
+        done, failed = [], []
+
+        def work():
+            try:
+                done.append(kernel(*args, self.ctx))
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                failed.append(exc)
+
+        worker = threading.Thread(target=work, daemon=True)
+        start = time.perf_counter()
+        nodes_before = int(self.stats[search.NODES])
+        line = None
+        with signals.deferred():
+            worker.start()
+            try:
+                while worker.is_alive():
+                    worker.join(0.2)
+                    elapsed = time.perf_counter() - start
+                    if signals.requested():
+                        self.control[search.STOP] = 1
+                    if self.timeout is not None and elapsed > self.timeout:
+                        self.control[search.STOP] = 3
+                    if self.progress and elapsed > PROGRESS_AFTER:
+                        if line is None:
+                            line = bar(None, "search", unit="pos")
+                        line.n = int(self.stats[search.NODES]) - nodes_before
+                        line.set_postfix(table_hits=int(self.stats[search.TT_HITS]),
+                                         db_hits=int(self.stats[search.DB_HITS]), refresh=False)
+                        line.refresh()
+            finally:
+                if line is not None:
+                    line.close()
+                self.seconds += time.perf_counter() - start
+        if failed:
+            raise failed[0]
+        if done and done[0]:
+            return
+        searched = int(self.stats[search.NODES]) - nodes_before
+        reason = int(self.control[search.STOP])
+        if reason == 3:
+            raise FlipnetError(f"no answer within --timeout {self.timeout:g} s "
+                               f"({searched:,} positions searched)")
+        if reason == 2:
+            raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
+                               f"positions: this position is too large for the solver")
+        raise Interrupted(f"interrupted after {searched:,} positions searched")
+
+
+_SHARED = {}
+
+
+def solver():
+    """The process's solver: one transposition table for every question it is asked
+    (the optimal player asks one per move; a dataset, one per position)."""
+    if "solver" not in _SHARED:
+        _SHARED["solver"] = CramSolver()
+    return _SHARED["solver"]
+
+
+def components(cells, with_origin=False):
+    """The connected components of two or more cells: (bits, h, w) on each one's bounding
+    box (and its top-left cell with `with_origin`). A component whose box exceeds 64 cells
+    is refused unless it is a straight run (Kayles' closed form values those)."""
+    cells = set(cells)
+    out = []
+    while cells:
+        stack = [cells.pop()]
+        group = set(stack)
+        while stack:
+            r, c = stack.pop()
+            for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if nb in cells:
+                    cells.remove(nb)
+                    group.add(nb)
+                    stack.append(nb)
+        if len(group) < 2:
+            continue
+        r0, c0 = min(r for r, _ in group), min(c for _, c in group)
+        h, w = max(r for r, _ in group) - r0 + 1, max(c for _, c in group) - c0 + 1
+        if h * w > MAX_FRAME and min(h, w) > 1:
+            raise FlipnetError(f"a component of {len(group)} cells spans {h}x{w}; the solver takes "
+                               f"components whose box has at most {MAX_FRAME} cells")
+        bits = 0 if h * w > MAX_FRAME else sum(1 << ((r - r0) * w + (c - c0)) for r, c in group)
+        out.append((bits, h, w, r0, c0) if with_origin else (bits, h, w))
+    out.sort()
+    return out
+
+
+def _kayles_moves(h, w, r0, c0, target):
+    """Winning dominoes of a straight run longer than a frame, by Kayles' values."""
+    n = max(h, w)
+    cells = [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(n)]
+    return [(cells[i], cells[i + 1]) for i in range(n - 1)
+            if dawson_kayles(i) ^ dawson_kayles(n - 2 - i) == target]

@@ -1,0 +1,177 @@
+"""Positions as 64-bit masks on a small frame, in Numba: moves, components, canonical keys.
+
+A position lives on a frame of h rows and w columns (h * w <= 64), cell (r, c) being
+bit r * w + c. A connected component is keyed by its canonical form: moved to the
+top-left corner and, of its 8 images under rotation and reflection, the one with
+h <= w and the smallest bits when packed with its own width as the stride. The key is
+(bits, shape) with shape = h * 128 + w, so it is the same wherever, however and on
+whatever board the component lies: the transposition table and the endgame database
+are shared by every position.
+"""
+
+import numpy as np
+from numba import njit
+
+U1 = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _frame_masks():
+    """full[h, w], first_col[h, w], last_col[h, w] for every frame with h * w <= 64."""
+    full = np.zeros((65, 65), dtype=np.uint64)
+    first = np.zeros((65, 65), dtype=np.uint64)
+    last = np.zeros((65, 65), dtype=np.uint64)
+    for h in range(1, 65):
+        for w in range(1, 65):
+            if h * w > 64:
+                continue
+            full[h, w] = (1 << (h * w)) - 1
+            first[h, w] = sum(1 << (r * w) for r in range(h))
+            last[h, w] = first[h, w] << (w - 1)
+    return full, first, last
+
+
+FULL, FIRST_COL, LAST_COL = _frame_masks()
+REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def lowest_bit_index(x):
+    """Index of the lowest set bit of x (x != 0)."""
+    return popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def neighbours(p, h, w):
+    """Cells next to a cell of p (p's own cells may be among them) inside the h x w frame."""
+    full = FULL[h, w]
+    return (((p << np.uint64(1)) & full & ~FIRST_COL[h, w]) | ((p >> np.uint64(1)) & ~LAST_COL[h, w])
+            | ((p << np.uint64(w)) & full) | (p >> np.uint64(w)))
+
+
+@njit(cache=True, inline="always")
+def horizontal_moves(p, h, w):
+    """Left cells of the free horizontal dominoes of p."""
+    return p & (p >> np.uint64(1)) & ~LAST_COL[h, w]
+
+
+@njit(cache=True, inline="always")
+def vertical_moves(p, h, w):
+    """Top cells of the free vertical dominoes of p."""
+    return p & (p >> np.uint64(w))
+
+
+@njit(cache=True)
+def move_count(p, h, w):
+    return popcount(horizontal_moves(p, h, w)) + popcount(vertical_moves(p, h, w))
+
+
+@njit(cache=True)
+def split(p, h, w, out):
+    """The connected components of p with two or more cells, into `out`; their count."""
+    n = 0
+    rest = p
+    while rest:
+        comp = rest & (~rest + np.uint64(1))
+        while True:
+            grown = (comp | neighbours(comp, h, w)) & rest
+            if grown == comp:
+                break
+            comp = grown
+        rest &= ~comp
+        if comp & (comp - np.uint64(1)):  # two cells or more
+            out[n] = comp
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def reverse_bits(x, width):
+    """The lowest `width` bits of x in reverse order."""
+    r = np.uint64(0)
+    for i in range(8):
+        r = (r << np.uint64(8)) | REV8[(x >> np.uint64(8 * i)) & np.uint64(255)]
+    return r >> np.uint64(64 - width)
+
+
+@njit(cache=True)
+def canonical(p, h, w, rows, trows):
+    """(bits, shape) of the canonical form of p (any non-empty mask on the h x w frame).
+
+    `rows` and `trows` are scratch arrays of 64 uint64."""
+    mask = (U1 << np.uint64(w)) - U1 if w < 64 else ALL
+    r0, r1 = -1, -1
+    cols = np.uint64(0)
+    for r in range(h):
+        row = (p >> np.uint64(r * w)) & mask
+        if row:
+            if r0 < 0:
+                r0 = r
+            r1 = r
+            cols |= row
+    c0 = lowest_bit_index(cols)
+    c1 = 63 - lowest_bit_index(reverse_bits(cols, 64))
+    bh, bw = r1 - r0 + 1, c1 - c0 + 1
+    for i in range(bh):
+        rows[i] = ((p >> np.uint64((r0 + i) * w)) & mask) >> np.uint64(c0)
+    best_bits, best_shape = ALL, 1 << 30
+    if bh <= bw:  # the four images that keep the orientation
+        for flip_rows in range(2):
+            for flip_cols in range(2):
+                bits = np.uint64(0)
+                for i in range(bh):
+                    row = rows[bh - 1 - i] if flip_rows else rows[i]
+                    if flip_cols:
+                        row = reverse_bits(row, bw)
+                    bits |= row << np.uint64(i * bw)
+                if bits < best_bits:
+                    best_bits = bits
+        best_shape = bh * 128 + bw
+    if bw <= bh:  # the four transposed images
+        for j in range(bw):
+            trows[j] = np.uint64(0)
+        for i in range(bh):
+            x = rows[i]
+            while x:
+                j = lowest_bit_index(x)
+                trows[j] |= U1 << np.uint64(i)
+                x &= x - U1
+        shape = bw * 128 + bh
+        for flip_rows in range(2):
+            for flip_cols in range(2):
+                bits = np.uint64(0)
+                for j in range(bw):
+                    row = trows[bw - 1 - j] if flip_rows else trows[j]
+                    if flip_cols:
+                        row = reverse_bits(row, bh)
+                    bits |= row << np.uint64(j * bh)
+                if shape < best_shape or (shape == best_shape and bits < best_bits):
+                    best_bits, best_shape = bits, shape
+    return best_bits, best_shape
+
+
+@njit(cache=True)
+def is_point_symmetric_zero(bits, h, w):
+    """True when the mirror strategy proves nimber 0: the component is its own image under
+    the half-turn of its box, and no free domino meets its own image (which happens only
+    across the centre of a box with one odd side)."""
+    if reverse_bits(bits, h * w) != bits:  # the half-turn reverses the packed bit order
+        return False
+    if h % 2 == 1 and w % 2 == 0:  # the middle row's centre domino maps to itself
+        mid = (h // 2) * w + w // 2
+        return not ((bits >> np.uint64(mid - 1)) & (bits >> np.uint64(mid)) & U1)
+    if h % 2 == 0 and w % 2 == 1:
+        mid = (h // 2) * w + w // 2
+        return not ((bits >> np.uint64(mid - w)) & (bits >> np.uint64(mid)) & U1)
+    if h % 2 == 1 and w % 2 == 1:  # the centre cell meets its own image: only if it is empty
+        centre = (h // 2) * w + w // 2
+        return not ((bits >> np.uint64(centre)) & U1)
+    return True

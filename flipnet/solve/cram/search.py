@@ -1,0 +1,351 @@
+"""The search for the nimber of a Cram component, in Numba.
+
+The method is Lemoine and Viennot's ("Nimbers are inevitable", 2012) with Beling's
+improvement: to decide whether a component C has nimber n, find for every v < n an
+option of C with nimber v (each option can serve one v only), then check that no other
+option has nimber n. An option is C minus one domino, split into components; the
+nimbers of all of its parts but the largest are computed outright and folded into the
+target, so every question is "does this one component have nimber t?". Options whose
+parts are all known (the endgame database, Kayles lines, small shapes, the table) are
+answered first and may settle the question at once; the rest are tried smallest first.
+
+Only exact nimbers are stored, in an open-addressing table keyed by canonical form
+(`bits.canonical`): every component met anywhere is stored once, whatever its place or
+orientation. The kernel polls `control[STOP]` once per node, so a time limit or Ctrl-C
+(set from another thread) ends it within microseconds; it then returns ABORT upward.
+"""
+
+import numpy as np
+from numba import njit
+
+from flipnet.solve.cram.bits import (canonical, horizontal_moves, is_point_symmetric_zero, lowest_bit_index,
+                                     move_count, popcount, split, vertical_moves)
+
+ABORT = -9
+UNKNOWN = -1
+NIMBER = np.int64(-1)  # the target that asks for the nimber itself
+MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
+MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
+
+# control[]: what the caller asks
+STOP, NODE_LIMIT, MIRROR = 0, 1, 2
+# stats[]: what the search reports while it runs
+NODES, TT_HITS, DB_HITS, STORES, REPLACED = 0, 1, 2, 3, 4
+
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+@njit(cache=True, inline="always")
+def _slot(bits, shape, log_capacity):
+    h = (bits * _M1) ^ (np.uint64(shape) * _M2)
+    h ^= h >> np.uint64(29)
+    h *= _M1
+    return np.int64(h >> np.uint64(64 - log_capacity))
+
+
+@njit(cache=True)
+def tt_get(tt_bits, tt_shape, tt_value, log_capacity, bits, shape):
+    capacity = np.int64(tt_bits.size)
+    i = _slot(bits, shape, log_capacity)
+    for _ in range(8):
+        s = tt_shape[i]
+        if s == 0:
+            return UNKNOWN
+        if s == shape and tt_bits[i] == bits:
+            return int(tt_value[i])
+        i = (i + 1) & (capacity - 1)
+    return UNKNOWN
+
+
+@njit(cache=True)
+def tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, value, stats):
+    capacity = np.int64(tt_bits.size)
+    start = _slot(bits, shape, log_capacity)
+    i = start
+    for _ in range(8):
+        s = tt_shape[i]
+        if s == 0 or (s == shape and tt_bits[i] == bits):
+            tt_bits[i], tt_shape[i], tt_value[i] = bits, shape, value
+            stats[STORES] += 1
+            return
+        i = (i + 1) & (capacity - 1)
+    # the neighbourhood is full: replace its first entry (exact values only, so no harm)
+    tt_bits[start], tt_shape[start], tt_value[start] = bits, shape, value
+    stats[REPLACED] += 1
+
+
+@njit(cache=True)
+def db_get(db, boxes, bits, h, w):
+    """The endgame database's value of a component of box h x w (h <= w), or UNKNOWN."""
+    for k in range(boxes.shape[0]):
+        bh, bw, offset = boxes[k, 0], boxes[k, 1], boxes[k, 2]
+        if h <= bh and w <= bw:
+            mask = (np.uint64(1) << np.uint64(w)) - np.uint64(1)
+            index = np.uint64(0)
+            for r in range(h):
+                index |= ((bits >> np.uint64(r * w)) & mask) << np.uint64(r * bw)
+            return int(db[offset + np.int64(index)])
+    return UNKNOWN
+
+
+@njit(cache=True)
+def known(bits, shape, ctx):
+    """The nimber of a component without search (small, straight, symmetric, in the
+    database or the table), or UNKNOWN."""
+    db, boxes, kayles, tt_bits, tt_shape, tt_value, log_capacity, control, stats = ctx
+    cells = popcount(bits)
+    if cells <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
+        return 1
+    h, w = shape >> 7, shape & 127
+    if h == 1:  # a straight line of w cells: a Dawson's Kayles heap
+        return int(kayles[w])
+    if control[MIRROR] and is_point_symmetric_zero(bits, h, w):
+        return 0
+    v = db_get(db, boxes, bits, h, w)
+    if v >= 0:
+        stats[DB_HITS] += 1
+        return v
+    v = tt_get(tt_bits, tt_shape, tt_value, log_capacity, bits, shape)
+    if v >= 0:
+        stats[TT_HITS] += 1
+    return v
+
+
+@njit(cache=True)
+def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts):
+    """Every option of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
+    number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first; the count."""
+    h, w = shape >> 7, shape & 127
+    count = 0
+    for vertical in range(2):
+        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
+        step = np.uint64(w if vertical else 1)
+        while moves:
+            low = moves & (~moves + np.uint64(1))
+            moves &= moves - np.uint64(1)
+            child = bits & ~(low | (low << step))
+            n_parts = split(child, h, w, parts)
+            x, n, size = 0, 0, 0
+            for k in range(n_parts):
+                kb, ks = canonical(parts[k], h, w, rows, trows)
+                v = known(kb, ks, ctx)
+                if v >= 0:
+                    x ^= v
+                    continue
+                c = popcount(kb)
+                # insert keeping the largest first
+                j = n
+                while j > 0 and popcount(opt_bits[count, j - 1]) < c:
+                    opt_bits[count, j], opt_shape[count, j] = opt_bits[count, j - 1], opt_shape[count, j - 1]
+                    j -= 1
+                opt_bits[count, j], opt_shape[count, j] = kb, ks
+                n += 1
+                size += c
+            opt_x[count], opt_n[count], opt_size[count] = x, n, size
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
+    if opt_x[i] != opt_x[j] or opt_n[i] != opt_n[j]:
+        return False
+    for k in range(opt_n[i]):  # parts are ordered by size; equal sizes may come in any order
+        found = False
+        for m in range(opt_n[j]):
+            if opt_bits[i, k] == opt_bits[j, m] and opt_shape[i, k] == opt_shape[j, m]:
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
+@njit(cache=True)
+def query(bits, shape, target, ctx):
+    """target < 0: the nimber of the component; else 1 if its nimber is `target`, 0 if not.
+    ABORT when asked to stop."""
+    db, boxes, kayles, tt_bits, tt_shape, tt_value, log_capacity, control, stats = ctx
+    stats[NODES] += 1
+    if control[STOP]:
+        return ABORT
+    if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
+        control[STOP] = 2
+        return ABORT
+    h, w = shape >> 7, shape & 127
+    if target >= 0 and move_count(bits, h, w) < target:  # a nimber never exceeds the options
+        return 0
+    v = known(bits, shape, ctx)
+    if v >= 0:
+        return v if target < 0 else int(v == target)
+
+    opt_x = np.empty(MAX_OPTIONS, np.int64)
+    opt_n = np.empty(MAX_OPTIONS, np.int64)
+    opt_size = np.empty(MAX_OPTIONS, np.int64)
+    opt_bits = np.zeros((MAX_OPTIONS, MAX_PARTS), np.uint64)
+    opt_shape = np.zeros((MAX_OPTIONS, MAX_PARTS), np.int64)
+    rows = np.empty(64, np.uint64)
+    trows = np.empty(64, np.uint64)
+    parts = np.empty(64, np.uint64)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts)
+
+    present = np.uint64(0)  # values some known option has
+    order = np.empty(count, np.int64)
+    pending = 0
+    for i in range(count):
+        if opt_n[i] == 0:
+            if opt_x[i] == target:
+                return 0
+            if opt_x[i] < 64:
+                present |= np.uint64(1) << np.uint64(opt_x[i])
+            continue
+        duplicate = False
+        for j in range(pending):
+            if _same_option(i, order[j], opt_x, opt_n, opt_bits, opt_shape):
+                duplicate = True
+                break
+        if duplicate:
+            continue
+        # smallest unknown work first (insertion sort by total size of unknown parts)
+        j = pending
+        while j > 0 and opt_size[order[j - 1]] > opt_size[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+        pending += 1
+    used = np.zeros(count, np.bool_)
+
+    v = 0
+    while target < 0 or v < target:
+        if v < 64 and (present >> np.uint64(v)) & np.uint64(1):
+            v += 1
+            continue
+        found = False
+        for k in range(pending):
+            i = order[k]
+            if used[i]:
+                continue
+            r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+            if r != ABORT:
+                r = query(opt_bits[i, 0], opt_shape[i, 0], v ^ opt_x[i], ctx)
+            if r == ABORT:
+                return ABORT
+            if r:
+                used[i] = True
+                found = True
+                break
+        if not found:  # no option has v, every smaller value is present: the nimber is v
+            tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, v, stats)
+            return v if target < 0 else 0
+        v += 1
+    for k in range(pending):  # every value below target is present; is target?
+        i = order[k]
+        if used[i]:
+            continue
+        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+        if r != ABORT:
+            r = query(opt_bits[i, 0], opt_shape[i, 0], target ^ opt_x[i], ctx)
+        if r == ABORT:
+            return ABORT
+        if r:
+            return 0
+    tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, target, stats)
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx):
+    """Compute the nimbers of all parts of option i but the largest and fold them into
+    opt_x[i], so the option can be asked as one component; ABORT if stopped.
+
+    Inlined into its callers (Numba IR inlining), so `query` only calls itself: Numba's
+    cache crashes when it loads back mutually recursive functions, or a recursive one
+    called with a literal argument (numba issue 6713); recursive calls therefore pass
+    typed values (NIMBER, not -1)."""
+    while opt_n[i] > 1:
+        last = opt_n[i] - 1
+        v = query(opt_bits[i, last], opt_shape[i, last], NIMBER, ctx)
+        if v == ABORT:
+            return ABORT
+        opt_x[i] ^= v
+        opt_n[i] = last
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
+    """The nimber of every component (each on its own h x w frame) into `out`; False if
+    stopped."""
+    rows = np.empty(64, np.uint64)
+    trows = np.empty(64, np.uint64)
+    for k in range(comp_bits.size):
+        kb, ks = canonical(comp_bits[k], comp_h[k], comp_w[k], rows, trows)
+        v = query(kb, ks, NIMBER, ctx)
+        if v == ABORT:
+            return False
+        out[k] = v
+    return True
+
+
+@njit(cache=True, nogil=True)
+def moves_to(bits, h, w, target, out, ctx):
+    """For every domino of one component (h x w frame): whether the component minus it
+    has nimber `target`. out[i] for the i-th domino in `dominoes` order; False if stopped."""
+    rows = np.empty(64, np.uint64)
+    trows = np.empty(64, np.uint64)
+    parts = np.empty(64, np.uint64)
+    opt_x = np.zeros(1, np.int64)
+    opt_n = np.zeros(1, np.int64)
+    opt_bits = np.zeros((1, MAX_PARTS), np.uint64)
+    opt_shape = np.zeros((1, MAX_PARTS), np.int64)
+    i = 0
+    for vertical in range(2):
+        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
+        step = np.uint64(w if vertical else 1)
+        while moves:
+            low = moves & (~moves + np.uint64(1))
+            moves &= moves - np.uint64(1)
+            child = bits & ~(low | (low << step))
+            n_parts = split(child, h, w, parts)
+            x, n = 0, 0
+            for k in range(n_parts):
+                kb, ks = canonical(parts[k], h, w, rows, trows)
+                v = known(kb, ks, ctx)
+                if v >= 0:
+                    x ^= v
+                else:
+                    j = n
+                    while j > 0 and popcount(opt_bits[0, j - 1]) < popcount(kb):
+                        opt_bits[0, j], opt_shape[0, j] = opt_bits[0, j - 1], opt_shape[0, j - 1]
+                        j -= 1
+                    opt_bits[0, j], opt_shape[0, j] = kb, ks
+                    n += 1
+            opt_x[0], opt_n[0] = x, n
+            if n == 0:
+                out[i] = x == target
+            else:
+                r = _fold(np.int64(0), opt_x, opt_n, opt_bits, opt_shape, ctx)
+                if r != ABORT:
+                    r = query(opt_bits[0, 0], opt_shape[0, 0], np.int64(target) ^ opt_x[0], ctx)
+                if r == ABORT:
+                    return False
+                out[i] = r == 1
+            i += 1
+    return True
+
+
+@njit(cache=True)
+def dominoes(bits, h, w):
+    """(first cell, second cell) of every domino of a component, in the order `moves_to` uses."""
+    out = np.empty((move_count(bits, h, w), 2), np.int64)
+    i = 0
+    for vertical in range(2):
+        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
+        while moves:
+            low = moves & (~moves + np.uint64(1))
+            moves &= moves - np.uint64(1)
+            a = lowest_bit_index(low)
+            out[i, 0], out[i, 1] = a, a + (w if vertical else 1)
+            i += 1
+    return out

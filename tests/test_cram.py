@@ -1,0 +1,136 @@
+"""The Cram solver against the published nimbers of full boards and against the table DP
+on random positions; its canonical forms, endgame database, mirror rule, winning moves,
+limits and time-outs."""
+
+import numpy as np
+import pytest
+
+from flipnet.base.errors import FlipnetError
+from flipnet.games import FlipGame
+from flipnet.solve import table
+from flipnet.solve.cram import CramSolver, bits, components
+from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.kayles import dawson_kayles
+
+# Published nimbers of full rectangles (docs/sources.md): Dawson's Kayles for 1 x n,
+# 0/1 for even/odd 2 x n, Lemoine-Viennot's and Beling's tables for the rest.
+PUBLISHED = {(3, n): v for n, v in zip(range(3, 13), (0, 1, 1, 4, 1, 3, 1, 2, 0, 1))}
+PUBLISHED.update({(4, n): v for n, v in zip(range(4, 9), (0, 2, 0, 3, 0))})
+PUBLISHED.update({(5, 5): 0, (5, 6): 2})
+
+
+def full(rows, cols):
+    return {(r, c) for r in range(rows) for c in range(cols)}
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return CramSolver(progress=False, tt_log=20)
+
+
+@pytest.mark.parametrize("rows, cols", sorted(PUBLISHED))
+def test_full_boards_have_the_published_nimbers(solver, rows, cols):
+    assert solver.value(full(rows, cols)) == PUBLISHED[rows, cols]
+    assert solver.value(full(cols, rows)) == PUBLISHED[rows, cols]  # the same board turned
+
+
+def test_rows_and_two_row_boards(solver):
+    for n in range(1, 40):
+        assert solver.value(full(1, n)) == dawson_kayles(n)
+    assert solver.value(full(1, 1000)) == dawson_kayles(1000)  # longer than a frame
+    for n in range(1, 12):
+        assert solver.value(full(2, n)) == n % 2
+
+
+@pytest.mark.parametrize("rows, cols, seed", [(4, 5, 1), (3, 8, 2), (4, 6, 3)])
+def test_random_positions_match_the_table(solver, rows, cols, seed):
+    game = FlipGame(rows, cols)
+    values = table(game)
+    for state in np.random.default_rng(seed).integers(0, 1 << game.n_cells, size=300).tolist():
+        assert solver.value(game.cells(state)) == values[state], game.format(state)
+
+
+def test_random_5x5_positions_match_the_table(table_5x5):
+    game, fresh = FlipGame(5, 5), CramSolver(progress=False, tt_log=18)  # a small, crowded table
+    for state in np.random.default_rng(4).integers(0, 1 << 25, size=400).tolist():
+        assert fresh.value(game.cells(state)) == table_5x5[state]
+
+
+def test_the_endgame_database_answers_what_the_search_would():
+    endgame = Endgame.build(boxes=((2, 6), (3, 4)))
+    with_db = CramSolver(endgame=endgame, progress=False, tt_log=16)
+    without = CramSolver(progress=False, tt_log=16)
+    game = FlipGame(4, 6)
+    for state in np.random.default_rng(7).integers(0, 1 << 24, size=200).tolist():
+        assert with_db.value(game.cells(state)) == without.value(game.cells(state))
+    assert with_db.report()["database_hits"] > 0 and without.report()["database_hits"] == 0
+    # the lookup itself: every position of a 3x4 box, against the table of that box
+    values = table(FlipGame(3, 4))
+    for state in range(1 << 12):
+        assert endgame.data[endgame.boxes[1, 2] + state] == values[state]
+
+
+def test_the_mirror_rule_changes_no_value():
+    with_rule = CramSolver(progress=False, tt_log=16)
+    without = CramSolver(progress=False, tt_log=16, mirror=False)
+    rng = np.random.default_rng(8)
+    for rows, cols in ((4, 4), (4, 6), (3, 4), (5, 4), (3, 5)):
+        for _ in range(40):  # half-turn symmetric positions: a random half and its image
+            cells = {(r, c) for r in range(rows) for c in range(cols) if rng.random() < 0.8}
+            cells &= {(rows - 1 - r, cols - 1 - c) for r, c in cells}
+            assert with_rule.value(cells) == without.value(cells), sorted(cells)
+    before = with_rule.report()["positions"]
+    assert with_rule.value(full(6, 6)) == 0 and with_rule.report()["positions"] == before + 1
+
+
+def test_winning_moves_are_the_moves_to_zero(solver):
+    game = FlipGame(4, 5)
+    values = table(game)
+    for state in np.random.default_rng(9).integers(0, 1 << 20, size=150).tolist():
+        value, moves = solver.winning_moves(game.cells(state))
+        assert value == values[state]
+        expected = sorted(tuple(game.cells(m)) for m in game.legal_moves(state) if values[state & ~m] == 0)
+        assert [tuple(m) for m in moves] == expected
+
+
+def test_canonical_form_ignores_place_and_symmetry():
+    rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
+    shape = {(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)}
+    images = [shape, {(c, r) for r, c in shape}, {(r, 3 - c) for r, c in shape},
+              {(2 - r, c) for r, c in shape}, {(3 - c, 2 - r) for r, c in shape}]
+    keys = set()
+    for image in images:
+        for dr, dc in ((0, 0), (1, 2), (3, 0)):
+            moved = {(r + dr, c + dc) for r, c in image}
+            mask = sum(1 << (r * 8 + c) for r, c in moved)
+            keys.add(bits.canonical(np.uint64(mask), 8, 8, rows, trows))
+    assert len(keys) == 1
+    (key_bits, key_shape), = keys
+    assert key_shape >> 7 <= key_shape & 127  # canonical boxes lie with h <= w
+
+
+def test_a_position_far_beyond_tables_is_the_xor_of_its_pieces():
+    game = FlipGame(3, 4)
+    values = table(game)
+    pieces = np.random.default_rng(5).integers(0, 1 << 12, size=16).tolist()
+    cells, expected = set(), 0
+    for i, s in enumerate(pieces):  # a 4x4 grid of 3x4 pieces with empty lanes between
+        r0, c0 = 4 * (i // 4), 5 * (i % 4)
+        cells |= {(r0 + r, c0 + c) for r, c in game.cells(s)}
+        expected ^= int(values[s])
+    assert CramSolver(progress=False, tt_log=16).value(cells) == expected
+
+
+def test_limits_and_time_outs():
+    with pytest.raises(FlipnetError, match="a component of 80 cells spans 2x40; the solver takes "
+                                           "components whose box has at most 64 cells"):
+        components(full(2, 40))
+    hard = CramSolver(progress=False, tt_log=16, timeout=0.2)
+    with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.2 s \([\d,]+ positions searched\)"):
+        hard.value(full(5, 7))
+    assert hard.value(full(3, 3)) == 0  # the solver is still usable afterwards
+
+
+def test_components_are_connected_groups_of_two_or_more():
+    parts = components({(0, 0), (1, 1), (1, 2), (3, 3), (3, 4), (4, 4)})
+    assert [(h, w) for _, h, w in parts] == [(1, 2), (2, 2)]
