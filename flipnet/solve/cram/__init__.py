@@ -31,15 +31,15 @@ class CramSolver:
     """Nimbers of flip positions (normal play) by search, memoised across calls.
 
     `endgame`: an `Endgame` (default: none; `Endgame.load_or_build()` for the full one);
-    `tt_log`: log2 of the transposition table's entries (2^24: 192 MB); `mirror`: use
+    `tt_log`: log2 of the transposition table's entries (2^24: 400 MB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit).
     """
 
     def __init__(self, endgame=None, tt_log=24, mirror=True, timeout=None, progress=True):
         self.endgame = endgame or Endgame.empty()
-        self.tt_bits = np.zeros(1 << tt_log, np.uint64)
-        self.tt_shape = np.zeros(1 << tt_log, np.int64)
-        self.tt_value = np.zeros(1 << tt_log, np.int8)
+        # the table: key bits, key shape (0: empty slot), nimber (-1: unknown), excluded values
+        self.tt = (np.zeros(1 << tt_log, np.uint64), np.zeros(1 << tt_log, np.int64),
+                   np.zeros(1 << tt_log, np.int8), np.zeros(1 << tt_log, np.uint64))
         self.tt_log = tt_log
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)
@@ -50,8 +50,8 @@ class CramSolver:
 
     @property
     def ctx(self):
-        return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt_bits, self.tt_shape,
-                self.tt_value, self.tt_log, self.control, self.stats)
+        return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt, self.tt_log,
+                self.control, self.stats)
 
     def report(self):
         """What the search has done so far, for the user."""

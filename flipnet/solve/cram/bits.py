@@ -103,10 +103,9 @@ def reverse_bits(x, width):
 
 
 @njit(cache=True)
-def canonical(p, h, w, rows, trows):
-    """(bits, shape) of the canonical form of p (any non-empty mask on the h x w frame).
-
-    `rows` and `trows` are scratch arrays of 64 uint64."""
+def frame_rows(p, h, w, rows):
+    """(bh, bw): the bounding box of p (non-empty) on the h x w frame; rows[0..bh) get
+    p's rows inside it, shifted to its left edge."""
     mask = (U1 << np.uint64(w)) - U1 if w < 64 else ALL
     r0, r1 = -1, -1
     cols = np.uint64(0)
@@ -119,43 +118,62 @@ def canonical(p, h, w, rows, trows):
             cols |= row
     c0 = lowest_bit_index(cols)
     c1 = 63 - lowest_bit_index(reverse_bits(cols, 64))
-    bh, bw = r1 - r0 + 1, c1 - c0 + 1
-    for i in range(bh):
+    for i in range(r1 - r0 + 1):
         rows[i] = ((p >> np.uint64((r0 + i) * w)) & mask) >> np.uint64(c0)
-    best_bits, best_shape = ALL, 1 << 30
-    if bh <= bw:  # the four images that keep the orientation
-        for flip_rows in range(2):
-            for flip_cols in range(2):
-                bits = np.uint64(0)
-                for i in range(bh):
-                    row = rows[bh - 1 - i] if flip_rows else rows[i]
-                    if flip_cols:
-                        row = reverse_bits(row, bw)
-                    bits |= row << np.uint64(i * bw)
-                if bits < best_bits:
-                    best_bits = bits
-        best_shape = bh * 128 + bw
-    if bw <= bh:  # the four transposed images
-        for j in range(bw):
-            trows[j] = np.uint64(0)
-        for i in range(bh):
-            x = rows[i]
-            while x:
-                j = lowest_bit_index(x)
-                trows[j] |= U1 << np.uint64(i)
-                x &= x - U1
-        shape = bw * 128 + bh
-        for flip_rows in range(2):
-            for flip_cols in range(2):
-                bits = np.uint64(0)
-                for j in range(bw):
-                    row = trows[bw - 1 - j] if flip_rows else trows[j]
-                    if flip_cols:
-                        row = reverse_bits(row, bh)
-                    bits |= row << np.uint64(j * bh)
-                if shape < best_shape or (shape == best_shape and bits < best_bits):
-                    best_bits, best_shape = bits, shape
-    return best_bits, best_shape
+    return r1 - r0 + 1, c1 - c0 + 1
+
+
+@njit(cache=True)
+def transpose_rows(rows, bh, bw, trows):
+    """trows[0..bw): the columns of the bh x bw rows, as rows."""
+    for j in range(bw):
+        trows[j] = np.uint64(0)
+    for i in range(bh):
+        x = rows[i]
+        while x:
+            j = lowest_bit_index(x)
+            trows[j] |= U1 << np.uint64(i)
+            x &= x - U1
+
+
+@njit(cache=True)
+def _smallest_flip(rows, bh, bw):
+    """The smallest packing (stride bw) of the rows under the two flips of the box."""
+    best = ALL
+    for flip_rows in range(2):
+        for flip_cols in range(2):
+            bits = np.uint64(0)
+            for i in range(bh):
+                row = rows[bh - 1 - i] if flip_rows else rows[i]
+                if flip_cols:
+                    row = reverse_bits(row, bw)
+                bits |= row << np.uint64(i * bw)
+            if bits < best:
+                best = bits
+    return best
+
+
+@njit(cache=True)
+def canonical_of_rows(rows, bh, bw, trows, transposed):
+    """(bits, shape) of the canonical form of the component in rows[0..bh) (bh x bw);
+    `transposed`: trows already holds its transpose."""
+    if bh < bw:
+        return _smallest_flip(rows, bh, bw), bh * 128 + bw
+    if not transposed:
+        transpose_rows(rows, bh, bw, trows)
+    if bw < bh:
+        return _smallest_flip(trows, bw, bh), bw * 128 + bh
+    a, b = _smallest_flip(rows, bh, bw), _smallest_flip(trows, bw, bh)
+    return (a if a < b else b), bh * 128 + bw
+
+
+@njit(cache=True)
+def canonical(p, h, w, rows, trows):
+    """(bits, shape) of the canonical form of p (any non-empty mask on the h x w frame).
+
+    `rows` and `trows` are scratch arrays of 64 uint64."""
+    bh, bw = frame_rows(p, h, w, rows)
+    return canonical_of_rows(rows, bh, bw, trows, False)
 
 
 @njit(cache=True)
@@ -175,3 +193,57 @@ def is_point_symmetric_zero(bits, h, w):
         centre = (h // 2) * w + w // 2
         return not ((bits >> np.uint64(centre)) & U1)
     return True
+
+
+@njit(cache=True)
+def tufts(p, h, w):
+    """Cells of p with exactly one neighbour in p."""
+    full = FULL[h, w]
+    right = p & (p >> np.uint64(1)) & ~LAST_COL[h, w]
+    left = p & (p << np.uint64(1)) & full & ~FIRST_COL[h, w]
+    down = p & (p >> np.uint64(w))
+    up = p & (p << np.uint64(w)) & full
+    two = (right & left) | (right & down) | (right & up) | (left & down) | (left & up) | (down & up)
+    return (right | left | down | up) & ~two
+
+
+@njit(cache=True)
+def reduce_stars(p, h, w):
+    """p with the same game value and fewer cells (Beling and Rogalski's reductions):
+    of the tufts (cells with one neighbour) hanging on one centre, only one is kept (any
+    move on one of them could as well be made on the other), and a cell whose every
+    neighbour is such a centre is dropped (a move on it is worth the move on the centre's
+    tuft)."""
+    t = tufts(p, h, w)
+    kept = np.uint64(0)  # centres that kept a tuft
+    centres = p & neighbours(t, h, w)
+    x = t
+    while x:
+        tuft = x & (~x + np.uint64(1))
+        x &= x - np.uint64(1)
+        centre = neighbours(tuft, h, w) & p
+        if centre & kept and not (tuft & kept):
+            p &= ~tuft
+        else:
+            kept |= centre
+    candidates = p & ~centres & ~t
+    bridges = candidates & ~neighbours(candidates, h, w) & neighbours(p, h, w)
+    return p & ~bridges
+
+
+@njit(cache=True)
+def reduced_split(p, h, w, out, stack):
+    """The reduced components (two or more cells) of p into `out`; their count. A
+    reduction can split a component, so the pieces are reduced again until stable."""
+    top = split(p, h, w, stack)
+    n = 0
+    while top:
+        top -= 1
+        comp = stack[top]
+        smaller = reduce_stars(comp, h, w)
+        if smaller == comp:
+            out[n] = comp
+            n += 1
+        else:
+            top += split(smaller, h, w, stack[top:])
+    return n

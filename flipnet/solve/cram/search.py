@@ -9,17 +9,19 @@ target, so every question is "does this one component have nimber t?". Options w
 parts are all known (the endgame database, Kayles lines, small shapes, the table) are
 answered first and may settle the question at once; the rest are tried smallest first.
 
-Only exact nimbers are stored, in an open-addressing table keyed by canonical form
-(`bits.canonical`): every component met anywhere is stored once, whatever its place or
-orientation. The kernel polls `control[STOP]` once per node, so a time limit or Ctrl-C
+Proven facts are stored in an open-addressing table keyed by canonical form
+(`bits.canonical`), once per component whatever its place or orientation: its nimber
+when known, and the values it was shown not to have (Lemoine and Viennot keep outcomes
+of component + *n likewise); those also bound the nimber from below. The kernel polls `control[STOP]` once per node, so a time limit or Ctrl-C
 (set from another thread) ends it within microseconds; it then returns ABORT upward.
 """
 
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.bits import (canonical, horizontal_moves, is_point_symmetric_zero, lowest_bit_index,
-                                     move_count, popcount, split, vertical_moves)
+from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
+                                     lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
+                                     vertical_moves)
 
 ABORT = -9
 UNKNOWN = -1
@@ -45,75 +47,103 @@ def _slot(bits, shape, log_capacity):
 
 
 @njit(cache=True)
-def tt_get(tt_bits, tt_shape, tt_value, log_capacity, bits, shape):
+def tt_find(tt, log_capacity, bits, shape):
+    """The slot holding this component, or -1."""
+    tt_bits, tt_shape = tt[0], tt[1]
     capacity = np.int64(tt_bits.size)
     i = _slot(bits, shape, log_capacity)
     for _ in range(8):
         s = tt_shape[i]
         if s == 0:
-            return UNKNOWN
+            return -1
         if s == shape and tt_bits[i] == bits:
-            return int(tt_value[i])
+            return i
         i = (i + 1) & (capacity - 1)
-    return UNKNOWN
+    return -1
 
 
 @njit(cache=True)
-def tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, value, stats):
+def tt_entry(tt, log_capacity, bits, shape, stats):
+    """The slot of this component, made if needed (a full neighbourhood loses its first
+    entry: every entry is a proven fact, so forgetting one costs time, never truth)."""
+    tt_bits, tt_shape, tt_value, tt_excluded = tt
     capacity = np.int64(tt_bits.size)
     start = _slot(bits, shape, log_capacity)
     i = start
     for _ in range(8):
         s = tt_shape[i]
-        if s == 0 or (s == shape and tt_bits[i] == bits):
-            tt_bits[i], tt_shape[i], tt_value[i] = bits, shape, value
-            stats[STORES] += 1
-            return
+        if s == shape and tt_bits[i] == bits:
+            return i
+        if s == 0:
+            break
         i = (i + 1) & (capacity - 1)
-    # the neighbourhood is full: replace its first entry (exact values only, so no harm)
-    tt_bits[start], tt_shape[start], tt_value[start] = bits, shape, value
-    stats[REPLACED] += 1
+    else:
+        i = start
+        stats[REPLACED] += 1
+    tt_bits[i], tt_shape[i], tt_value[i], tt_excluded[i] = bits, shape, -1, np.uint64(0)
+    stats[STORES] += 1
+    return i
 
 
 @njit(cache=True)
-def db_get(db, boxes, bits, h, w):
-    """The endgame database's value of a component of box h x w (h <= w), or UNKNOWN."""
+def tt_store(tt, log_capacity, bits, shape, value, stats):
+    tt[2][tt_entry(tt, log_capacity, bits, shape, stats)] = value
+
+
+@njit(cache=True)
+def tt_exclude(tt, log_capacity, bits, shape, value, stats):
+    """Record that the component's nimber is not `value`."""
+    if value < 64:
+        i = tt_entry(tt, log_capacity, bits, shape, stats)
+        tt[3][i] |= np.uint64(1) << np.uint64(value)
+
+
+@njit(cache=True)
+def db_get(db, boxes, rows, h, w):
+    """The endgame database's value of a component whose rows[0..h) fill an h x w box
+    (h <= w), or UNKNOWN."""
     for k in range(boxes.shape[0]):
         bh, bw, offset = boxes[k, 0], boxes[k, 1], boxes[k, 2]
         if h <= bh and w <= bw:
-            mask = (np.uint64(1) << np.uint64(w)) - np.uint64(1)
             index = np.uint64(0)
             for r in range(h):
-                index |= ((bits >> np.uint64(r * w)) & mask) << np.uint64(r * bw)
+                index |= rows[r] << np.uint64(r * bw)
             return int(db[offset + np.int64(index)])
     return UNKNOWN
 
 
 @njit(cache=True)
-def known(bits, shape, ctx):
-    """The nimber of a component without search (small, straight, symmetric, in the
-    database or the table), or UNKNOWN."""
-    db, boxes, kayles, tt_bits, tt_shape, tt_value, log_capacity, control, stats = ctx
-    cells = popcount(bits)
-    if cells <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
-        return 1
-    h, w = shape >> 7, shape & 127
-    if h == 1:  # a straight line of w cells: a Dawson's Kayles heap
-        return int(kayles[w])
-    if control[MIRROR] and is_point_symmetric_zero(bits, h, w):
-        return 0
-    v = db_get(db, boxes, bits, h, w)
+def part_value(part, h, w, ctx, rows, trows):
+    """(nimber or UNKNOWN, key bits, key shape) of a component on the h x w frame. The
+    cheap answers come first (small, straight, the database, read in the frame's
+    orientation); the canonical key is computed only when the table must be asked."""
+    db, boxes, kayles, tt, log_capacity, control, stats = ctx
+    if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
+        return 1, np.uint64(0), 0
+    bh, bw = frame_rows(part, h, w, rows)
+    if bh == 1 or bw == 1:  # a straight line: a Dawson's Kayles heap
+        return int(kayles[max(bh, bw)]), np.uint64(0), 0
+    transposed = bh > bw
+    if transposed:
+        transpose_rows(rows, bh, bw, trows)
+        v = db_get(db, boxes, trows, bw, bh)
+    else:
+        v = db_get(db, boxes, rows, bh, bw)
     if v >= 0:
         stats[DB_HITS] += 1
-        return v
-    v = tt_get(tt_bits, tt_shape, tt_value, log_capacity, bits, shape)
-    if v >= 0:
+        return v, np.uint64(0), 0
+    kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed)
+    if control[MIRROR] and is_point_symmetric_zero(kb, ks >> 7, ks & 127):
+        return 0, kb, ks
+    i = tt_find(tt, log_capacity, kb, ks)
+    if i >= 0 and tt[2][i] >= 0:
         stats[TT_HITS] += 1
-    return v
+        return int(tt[2][i]), kb, ks
+    return UNKNOWN, kb, ks
 
 
 @njit(cache=True)
-def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts):
+def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack):
     """Every option of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
     number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first; the count."""
     h, w = shape >> 7, shape & 127
@@ -125,11 +155,10 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, ro
             low = moves & (~moves + np.uint64(1))
             moves &= moves - np.uint64(1)
             child = bits & ~(low | (low << step))
-            n_parts = split(child, h, w, parts)
+            n_parts = reduced_split(child, h, w, parts, stack)
             x, n, size = 0, 0, 0
             for k in range(n_parts):
-                kb, ks = canonical(parts[k], h, w, rows, trows)
-                v = known(kb, ks, ctx)
+                v, kb, ks = part_value(parts[k], h, w, ctx, rows, trows)
                 if v >= 0:
                     x ^= v
                     continue
@@ -166,7 +195,7 @@ def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
 def query(bits, shape, target, ctx):
     """target < 0: the nimber of the component; else 1 if its nimber is `target`, 0 if not.
     ABORT when asked to stop."""
-    db, boxes, kayles, tt_bits, tt_shape, tt_value, log_capacity, control, stats = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats = ctx
     stats[NODES] += 1
     if control[STOP]:
         return ABORT
@@ -176,9 +205,17 @@ def query(bits, shape, target, ctx):
     h, w = shape >> 7, shape & 127
     if target >= 0 and move_count(bits, h, w) < target:  # a nimber never exceeds the options
         return 0
-    v = known(bits, shape, ctx)
-    if v >= 0:
+    # values proven not to be the nimber; the ones below `low` are all among the options
+    slot = tt_find(tt, log_capacity, bits, shape)
+    if slot >= 0 and tt[2][slot] >= 0:
+        v = int(tt[2][slot])
         return v if target < 0 else int(v == target)
+    excluded = tt[3][slot] if slot >= 0 else np.uint64(0)
+    if 0 <= target < 64 and (excluded >> np.uint64(target)) & np.uint64(1):
+        return 0
+    low = 0
+    while low < 64 and (excluded >> np.uint64(low)) & np.uint64(1):
+        low += 1
 
     opt_x = np.empty(MAX_OPTIONS, np.int64)
     opt_n = np.empty(MAX_OPTIONS, np.int64)
@@ -188,14 +225,16 @@ def query(bits, shape, target, ctx):
     rows = np.empty(64, np.uint64)
     trows = np.empty(64, np.uint64)
     parts = np.empty(64, np.uint64)
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts)
+    stack = np.empty(128, np.uint64)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
 
-    present = np.uint64(0)  # values some known option has
+    present = (np.uint64(1) << np.uint64(low)) - np.uint64(1)  # values some option has
     order = np.empty(count, np.int64)
     pending = 0
     for i in range(count):
         if opt_n[i] == 0:
             if opt_x[i] == target:
+                tt_exclude(tt, log_capacity, bits, shape, target, stats)
                 return 0
             if opt_x[i] < 64:
                 present |= np.uint64(1) << np.uint64(opt_x[i])
@@ -236,7 +275,7 @@ def query(bits, shape, target, ctx):
                 found = True
                 break
         if not found:  # no option has v, every smaller value is present: the nimber is v
-            tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, v, stats)
+            tt_store(tt, log_capacity, bits, shape, v, stats)
             return v if target < 0 else 0
         v += 1
     for k in range(pending):  # every value below target is present; is target?
@@ -249,8 +288,9 @@ def query(bits, shape, target, ctx):
         if r == ABORT:
             return ABORT
         if r:
+            tt_exclude(tt, log_capacity, bits, shape, target, stats)
             return 0
-    tt_put(tt_bits, tt_shape, tt_value, log_capacity, bits, shape, target, stats)
+    tt_store(tt, log_capacity, bits, shape, target, stats)
     return 1
 
 
@@ -279,12 +319,19 @@ def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
     stopped."""
     rows = np.empty(64, np.uint64)
     trows = np.empty(64, np.uint64)
+    parts = np.empty(64, np.uint64)
+    stack = np.empty(128, np.uint64)
     for k in range(comp_bits.size):
-        kb, ks = canonical(comp_bits[k], comp_h[k], comp_w[k], rows, trows)
-        v = query(kb, ks, NIMBER, ctx)
-        if v == ABORT:
-            return False
-        out[k] = v
+        h, w = comp_h[k], comp_w[k]
+        value = 0
+        for j in range(reduced_split(comp_bits[k], h, w, parts, stack)):
+            v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
+            if v < 0:
+                v = query(kb, ks, NIMBER, ctx)
+            if v == ABORT:
+                return False
+            value ^= v
+        out[k] = value
     return True
 
 
@@ -295,6 +342,7 @@ def moves_to(bits, h, w, target, out, ctx):
     rows = np.empty(64, np.uint64)
     trows = np.empty(64, np.uint64)
     parts = np.empty(64, np.uint64)
+    stack = np.empty(128, np.uint64)
     opt_x = np.zeros(1, np.int64)
     opt_n = np.zeros(1, np.int64)
     opt_bits = np.zeros((1, MAX_PARTS), np.uint64)
@@ -307,11 +355,10 @@ def moves_to(bits, h, w, target, out, ctx):
             low = moves & (~moves + np.uint64(1))
             moves &= moves - np.uint64(1)
             child = bits & ~(low | (low << step))
-            n_parts = split(child, h, w, parts)
+            n_parts = reduced_split(child, h, w, parts, stack)
             x, n = 0, 0
             for k in range(n_parts):
-                kb, ks = canonical(parts[k], h, w, rows, trows)
-                v = known(kb, ks, ctx)
+                v, kb, ks = part_value(parts[k], h, w, ctx, rows, trows)
                 if v >= 0:
                     x ^= v
                 else:
