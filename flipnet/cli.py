@@ -49,10 +49,11 @@ def build_parser():
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
-    p = sub.add_parser("data", help="write the study's datasets (data/flip1d.h5, data/flip2d.h5)")
+    p = sub.add_parser("data", help="write datasets: the study's tables (default), or a "
+                       "sampled dataset of larger boards (--only flip6x6, flip7x7)")
     p.add_argument("--out-dir", default="data")
-    p.add_argument("--seed", type=int, default=None, help="split seed (default: the protocol's, 2016)")
-    p.add_argument("--only", help="one dataset: flip1d or flip2d")
+    p.add_argument("--seed", type=int, default=None, help="split or sampling seed (default: 2016)")
+    p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
     p.set_defaults(run=cmd_data)
 
     p = sub.add_parser("train", help="train a network by a named recipe (--list shows them)")
@@ -180,11 +181,14 @@ def main(argv=None):
         return _fail(command, exc, 2)
     except MemoryError:
         return _fail(command, "out of memory", 2)
-    except KeyboardInterrupt:
-        return _fail(command, "interrupted", 130, prefix="")
     except BrokenPipeError:  # the reader went away (`flipnet ... | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:  # the machine, not flipnet: a full disk, a permission, a limit
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return _fail(command, f"{exc.strerror or exc}{where}", 2)
+    except KeyboardInterrupt:
+        return _fail(command, "interrupted", 130, prefix="")
     except Exception as exc:  # Ctrl-C inside a compiled function's Python part, or a bug
         if _caused_by_interrupt(exc):
             return _fail(command, "interrupted", 130, prefix="")
@@ -294,17 +298,17 @@ def cmd_value(args):
 def cmd_data(args):
     from flipnet.base.files import check_writable, ensure_dir
     from flipnet.base.progress import bar
-    from flipnet.datasets import DATASETS, build, dataset
+    from flipnet.datasets import TABLES, dataset
 
     _check_seed(args.seed)
-    chosen = [dataset(args.only)] if args.only else list(DATASETS.values())
+    chosen = [dataset(args.only)] if args.only else TABLES
     out_dir = ensure_dir(args.out_dir)
     for spec in chosen:
         check_writable(spec.path(out_dir))
     for spec in chosen:
-        with bar(1 << (spec.rows * spec.cols), f"solve {spec.rows}x{spec.cols}", unit="states") as progress:
-            values, seconds = build(spec, spec.path(out_dir), args.seed, progress.update)
-        print(f"wrote {spec.path(out_dir)}: {values.size} states, values 0..{values.max()}, {seconds:.1f} s")
+        with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
+            values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update)
+        print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
 
 def _check_seed(seed):
@@ -359,13 +363,13 @@ def cmd_train_nim(args):
     from flipnet.nn.nimmlp import SEED
     from flipnet.nn.nimtrain import checkpoint_path, train_run
 
-    checkpoint = checkpoint_path(args.results)
-    for path in (args.weights, args.results, checkpoint):
-        check_writable(path)
     _check_seed(args.seed)
     _check_seed(args.database_seed)
     if not 1 <= args.epochs <= 1_000_000:
         raise FlipnetError(f"--epochs must be from 1 to 1000000, got {args.epochs}")
+    checkpoint = checkpoint_path(args.results)
+    for path in (args.weights, args.results, checkpoint):
+        check_writable(path)
     print(f"Training the MLP ({args.epochs} epochs over the piles 2..127) ...")
     mlp, rows, report = train_run(args.epochs, SEED if args.seed is None else args.seed, args.database_seed,
                                   checkpoint=checkpoint, resume=args.resume)
@@ -417,18 +421,17 @@ def cmd_play(args):
 
     game = _configured_game(args)
     defaults = play_defaults(game)
+    start = game.parse_start(args.start) if args.start is not None else None
     agent = _agent(args.ai or defaults["ai"], game, args)
-    if args.start is not None:
-        start = game.parse_start(args.start)
-    elif defaults["ask_start"]:
+    if start is None and defaults["ask_start"]:
         low, high = game.start_range
         start = ask_int(_read_line, print, f"Enter number of blocks you want to start ({low} to {high}): ",
                         low, high)
         if start is None:
             print("\ninput ended; no game played")
             return 0
-    else:
-        start = game.start
+    start = game.start if start is None else start
+    game.check_playable(start)
     first = args.first or defaults["first"]
     if first is None:
         user_first = ask_yes_no(_read_line, print, "Do you want to move first? [y/n] ")

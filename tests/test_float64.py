@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+
+pytestmark = pytest.mark.slow
 from conftest import write_tiny_dataset
 
 from flipnet.nn.store import load_npz

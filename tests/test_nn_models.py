@@ -167,6 +167,7 @@ def test_residual_mlp_starts_as_a_shallow_network():
                                fn(np.array([0], dtype=np.uint32))[0], atol=1e-6)
 
 
+@pytest.mark.slow
 def test_tta_predictor_averages_over_symmetries():
     from flipnet.nn.compile import Predictor
     from flipnet.datasets.symmetry import Symmetries

@@ -30,6 +30,7 @@ def quiet(*_):
     pass
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_learns_the_length_8_game(tmp_path, tiny):
     """The network fits every training state (zero error) and the best-validation model
@@ -70,6 +71,7 @@ def test_results_json(tmp_path, tiny):
     assert results["paper_protocol"] is False
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 @pytest.mark.parametrize("settings", [
     {"optimizer": "momentum"},
@@ -89,6 +91,7 @@ def test_resume_continues_to_the_same_result(tmp_path, tiny, settings):
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
     data, _ = tiny
@@ -132,6 +135,7 @@ def test_config_errors(tmp_path, tiny):
         train(config(tmp_path, tmp_path / "none.h5"), log=quiet)
 
 
+@pytest.mark.slow
 def test_numba_backend_trains(tmp_path, tiny):
     """The real path: PyTensor's default (Numba) linker, epoch compiled as one scan."""
     data, _ = tiny
@@ -190,6 +194,7 @@ def test_check_points_count_minibatches_across_epochs(n_batches, every):
     assert check_points(3, n_batches, 0) == [n_batches]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_validating_inside_epochs_keeps_the_best_check(tmp_path, tiny):
     """The same updates as a run that validates at epoch ends only; the best model is the

@@ -120,6 +120,7 @@ def test_memory_model_file_round_trip(tmp_path):
     assert np.array_equal(Predictor(loaded)(states), Predictor(model)(states))
 
 
+@pytest.mark.slow
 def test_memory_model_trains_and_resumes(tmp_path):
     from flipnet.nn.recipes import config_for
     from flipnet.nn.train import train

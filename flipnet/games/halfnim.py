@@ -51,6 +51,9 @@ class HalfNim:
             raise ValueError(f"a pile holds at least 1 block, got {n}")
         return n
 
+    def check_playable(self, state):
+        """Every position of this game can be played move by move."""
+
     def parse_start(self, text):
         """A starting pile, within the original program's range."""
         n = self.parse(text)

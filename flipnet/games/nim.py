@@ -7,6 +7,7 @@ class Nim:
     name = "nim"
     MAX_HEAPS = 10_000  # bounds on the text a position may take, not on the theory
     MAX_DIGITS = 4000
+    MAX_PLAY_OBJECTS = 1000  # players list every move: a game of N objects lists up to N^2
 
     def __init__(self, heaps=(1, 3, 5, 7, 9), misere=False):
         heaps = tuple(heaps)
@@ -36,6 +37,12 @@ class Nim:
     @property
     def start(self):
         return self.heaps
+
+    def check_playable(self, state):
+        """Refuse a position too big to play move by move (values need no such bound)."""
+        if sum(state) > self.MAX_PLAY_OBJECTS:
+            raise ValueError(f"the heaps hold {sum(state)} objects; games are played with at most "
+                             f"{self.MAX_PLAY_OBJECTS} (`flipnet value nim` answers any size)")
 
     def legal_moves(self, state):
         """Every move, one per heap and count: only for heaps small enough to list."""

@@ -30,6 +30,9 @@ def load_npz(path, what="model file"):
     path = Path(path)
     if not path.is_file():
         raise FlipnetError(f"{what} {path} not found" if not path.exists() else f"{what} {path} is not a file")
+    with open(path, "rb") as f:
+        if f.read(4) != b"PK\x03\x04":  # an .npz is a zip archive
+            raise FlipnetError(f"{path} is not a flipnet {what} (not an .npz archive)")
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {k: archive[k] for k in archive.files}

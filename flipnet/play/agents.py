@@ -8,6 +8,7 @@ what a trained network says. `AGENTS` names them, with the games each one can pl
 
 from flipnet.base.errors import FlipnetError
 from flipnet.solve import nim_sum, nim_winning_moves, winning_moves
+from flipnet.solve.position import check_reach
 
 
 def random_agent(game, state, rng):
@@ -64,14 +65,14 @@ class NeuralFlip:
         return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
 
 
-def _difficulty(arg, paths):
+def _difficulty(arg, paths, game):
     try:
         return difficulty_agent(float(arg))
     except ValueError:
         raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {arg!r}") from None
 
 
-def _es(arg, paths):
+def _es(arg, paths, game):
     from flipnet.play.es import ESAgent
 
     path = arg or paths.get("es")
@@ -81,7 +82,7 @@ def _es(arg, paths):
     return ESAgent.load(path)
 
 
-def _neural_halfnim(arg, paths):
+def _neural_halfnim(arg, paths, game):
     from flipnet.nn.nimmlp import NimMLP, default_weights_path
 
     mlp = NimMLP()
@@ -89,7 +90,7 @@ def _neural_halfnim(arg, paths):
     return NeuralHalfNim(mlp)
 
 
-def _neural_flip(arg, paths):
+def _neural_flip(arg, paths, game):
     from flipnet.nn.store import load_model
 
     path = arg or paths.get("model")
@@ -99,19 +100,27 @@ def _neural_flip(arg, paths):
 
 
 def _simple(agent):
-    def factory(arg, paths):
+    def factory(arg, paths, game):
         if arg:
             raise FlipnetError(f"the agent takes no argument after ':', got {arg!r}")
         return agent
     return factory
 
 
-# agent name -> {game name (None: any game): factory(argument after ':', paths) -> agent}
+def _exact(factory):
+    """A factory of an agent that needs exact values: refused at once where they are out of reach."""
+    def checked(arg, paths, game):
+        check_reach(game)
+        return factory(arg, paths, game)
+    return checked
+
+
+# agent name -> {game name (None: any game): factory(argument after ':', paths, game) -> agent}
 AGENTS = {
     "random": {None: _simple(random_agent)},
-    "optimal": {None: _simple(optimal_agent)},
-    "perfect": {None: _simple(optimal_agent)},
-    "difficulty": {None: _difficulty},
+    "optimal": {None: _exact(_simple(optimal_agent))},
+    "perfect": {None: _exact(_simple(optimal_agent))},
+    "difficulty": {None: _exact(_difficulty)},
     "lowest": {"nim": _simple(lowest_agent)},
     "nimsum": {"nim": _simple(nimsum_agent)},
     "es": {"nim": _es},
@@ -130,7 +139,7 @@ def make_agent(spec, game, es_path=None, model_path=None, weights_path=None):
     factory = by_game.get(game.name) or by_game.get(None)
     if factory is None:
         raise FlipnetError(f"the {name} agent plays {', '.join(by_game)} only, not {game.name}")
-    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path})
+    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path}, game)
 
 
 class NeuralHalfNim:

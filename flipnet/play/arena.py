@@ -34,6 +34,7 @@ def win_rate(game, agent, opponent, matches, rng):
 
 def tournament(game, agents, matches, seed=0):
     """{A: {B: fraction of A's wins against B}} for every ordered pair of named agents."""
+    game.check_playable(game.start)
     rng = np.random.default_rng(seed)
     table = {a: {} for a in agents}
     for a, b in itertools.combinations(agents, 2):

@@ -19,6 +19,7 @@ class Match:
     def __init__(self, game, agent, state=None, ai_first=True, seed=None):
         self.game, self.agent = game, agent
         self.state = game.start if state is None else state
+        game.check_playable(self.state)
         self.to_move = AI if ai_first else USER
         self.rng = np.random.default_rng(seed)
         self.history = []  # (player, move)

@@ -6,6 +6,7 @@ whatever machine runs it; first calls (thread pools, compilation) are kept out.
 """
 
 import ctypes
+import json
 import os
 import platform
 import resource
@@ -131,6 +132,102 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
     ours, _ = timed(lambda: scan_epoch(states, labels, lr), repeat=repeat)
     row(f"{model_name} epoch ({n_batches} steps)", "one call per minibatch", ref, ours,
         f"{ours / n_batches * 1e6:.0f} us per step")
+
+
+# Full boards: (rows, cols, published nimber, seconds of the C++ Lemoine-Viennot solver of
+# MCGS without a database, as docs/sources.md quotes them; None where none is quoted)
+CRAM_BOARDS = [(6, 6, 0, 289.0), (5, 7, 1, 98.0), (4, 9, 1, 117.0), (3, 14, 3, None)]
+CRAM_LARGE = [(6, 7, 5, None), (7, 7, 1, None)]
+CRAM_RANDOM = [(n, d) for n in (6, 7, 8) for d in (0.5, 0.6, 0.7)]
+
+_CRAM_ONE = """
+import json, resource, sys, time
+from flipnet.solve.cram import CramSolver
+from flipnet.solve.cram.endgame import Endgame
+rows, cols, mirror = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+start = time.perf_counter()
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, tt_log=25)
+value = solver.value({(r, c) for r in range(rows) for c in range(cols)})
+print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solver.report(),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+_CRAM_RANDOM = """
+import json, sys, time
+import numpy as np
+from flipnet.solve.cram import CramSolver
+from flipnet.solve.cram.endgame import Endgame
+n, density, count = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, tt_log=25)
+rng = np.random.default_rng(int(1000 * n + 100 * density))
+times = []
+for _ in range(count):
+    cells = {(r, c) for r in range(n) for c in range(n) if rng.random() < density}
+    start = time.perf_counter()
+    solver.value(cells)
+    times.append(time.perf_counter() - start)
+print(json.dumps({"median": float(np.median(times)), "mean": float(np.mean(times)),
+                  "max": float(np.max(times))}))
+"""
+
+
+def _child_json(code, *args, timeout=1800):
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _cram_prepare():
+    """Build the endgame database and compile the solver once (reported, then kept out)."""
+    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.cram.endgame import Endgame, cache_dir
+
+    start = time.perf_counter()
+    endgame = Endgame.load_or_build(log=lambda line: print(f"  {line}"))
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    CramSolver(endgame=endgame, progress=False, tt_log=10).value({(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)})
+    print(f"  endgame database: {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, ready in {built:.1f} s; "
+          f"solver compiled or loaded from the Numba cache in {time.perf_counter() - start:.1f} s")
+
+
+def _cram_boards(boards):
+    print(f"{'board':<8} {'nimber':>6} {'published':>9} {'seconds':>9} {'positions':>11} {'peak MB':>8} "
+          f"{'C++ LV (MCGS)':>14}")
+    for rows, cols, published, anchor in boards:
+        for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
+            r = _child_json(_CRAM_ONE, rows, cols, int(mirror))
+            label = f"{rows}x{cols}" + ("" if mirror else " (no mirror rule)")
+            ref = f"{anchor:.0f} s" if anchor else "-"
+            print(f"{label:<8} {r['value']:>6} {published:>9} {r['seconds']:>9.2f} {r['positions']:>11,} "
+                  f"{r['peak_mb']:>8.0f} {ref:>14}", flush=True)
+            assert r["value"] == published, f"{label}: {r['value']} is not the published {published}"
+            MEASURED[f"cram {label}"] = {"reference": "C++ Lemoine-Viennot (MCGS), quoted",
+                                         "reference_seconds": anchor, "flipnet_seconds": r["seconds"],
+                                         "nimber": r["value"], "positions": r["positions"],
+                                         "peak_mb": r["peak_mb"]}
+
+
+@section("cram")
+def bench_cram():
+    print("\n== exact values of large boards (Cram solver): each in a fresh process")
+    _cram_prepare()
+    _cram_boards(CRAM_BOARDS)
+    print("random positions, each cell full with probability d (50 per row, one process per row):")
+    for n, density in CRAM_RANDOM:
+        r = _child_json(_CRAM_RANDOM, n, density, 50)
+        print(f"  {n}x{n} d={density}: median {1000 * r['median']:.1f} ms, mean {1000 * r['mean']:.1f} ms, "
+              f"max {r['max']:.2f} s", flush=True)
+        MEASURED[f"cram random {n}x{n} d={density}"] = r
+
+
+@section("cram-large")
+def bench_cram_large():
+    print("\n== exact values of the largest boards here (minutes each), each in a fresh process")
+    _cram_prepare()
+    _cram_boards(CRAM_LARGE)
 
 
 _SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"

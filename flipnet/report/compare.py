@@ -324,15 +324,23 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
     ensure_dir(Path(out).parent)  # results/ on a fresh clone: one level, its parent must exist
     for path in [out] + ([readme] if readme else []):
         check_writable(path)
+    readme_text = _readme_text(readme) if readme else None  # checked before anything is written
     rows = compare(claims, results_dir)
     table = markdown(rows)
-    written = plots.write_all(training_runs(results_dir), class_counts(data_dir), figures)
+    runs = training_runs(results_dir)
+    written = plots.write_all(runs, class_counts(data_dir), figures)
     write_text(out, table)
     lines = [text_table(rows), "", f"wrote {out}" + "".join(f", {p}" for p in written)]
     if readme:
-        readme_path = Path(readme)
-        if not readme_path.is_file():
-            raise FlipnetError(f"{readme_path} not found")
-        write_text(readme_path, replace_block(readme_path.read_text(), table))
-        lines.append(f"updated the compare table in {readme_path}")
+        write_text(readme, replace_block(readme_text, table))
+        lines.append(f"updated the compare table in {readme}")
     return lines
+
+
+def _readme_text(path):
+    path = Path(path)
+    if not path.is_file():
+        raise FlipnetError(f"{path} not found")
+    text = path.read_text()
+    replace_block(text, "")  # refuses a file without the block now, not after the writes
+    return text

@@ -96,3 +96,21 @@ def _nim(game, heaps):
 
 
 THEORIES = {"flip": _flip, "gridnim": _by_table, "halfnim": _halfnim, "nim": _nim}
+
+# The largest flip board (full cells) whose games the optimal player can play through: the
+# first moves of a full 7x7 board take minutes (docs/results.md), 8x8 is out of reach.
+FLIP_PLAY_CELLS = 49
+
+
+def check_reach(game):
+    """Refuse at once a game whose positions the exact theory cannot value move after move
+    (an optimal player would hang on its first turns)."""
+    if game.name == "flip" and game.rule == "normal":
+        limit, how = FLIP_PLAY_CELLS, "the Cram solver answers boards up to 7x7 in minutes"
+    elif game.name in ("flip", "gridnim"):
+        limit, how = MAX_TABLE_CELLS, f"{game.rule} play is solved by a table of the full cells"
+    else:
+        return
+    if game.n_cells > limit:
+        raise FlipnetError(f"a {game.shape} board has {game.n_cells} cells; a player that needs exact "
+                           f"values plays boards of at most {limit} ({how})")

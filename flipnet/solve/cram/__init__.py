@@ -21,6 +21,7 @@ from flipnet.solve.kayles import dawson_kayles
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
+ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 
 
 def _kayles_table(n):
@@ -35,8 +36,9 @@ class CramSolver:
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit).
     """
 
-    def __init__(self, endgame=None, tt_log=24, mirror=True, timeout=None, progress=True):
+    def __init__(self, endgame=None, tt_log=24, mirror=True, timeout=None, progress=True, auto_endgame=False):
         self.endgame = endgame or Endgame.empty()
+        self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         # the table: key bits, key shape (0: empty slot), nimber (-1: unknown), excluded values
         self.tt = (np.zeros(1 << tt_log, np.uint64), np.zeros(1 << tt_log, np.int64),
                    np.zeros(1 << tt_log, np.int8), np.zeros(1 << tt_log, np.uint64))
@@ -68,6 +70,8 @@ class CramSolver:
 
     def component_values(self, parts):
         """Nimbers of components given as (bits, h, w) frames."""
+        if self.auto_endgame and any(bin(int(bits)).count("1") >= ENDGAME_FROM for bits, _, _ in parts):
+            self.use_endgame()
         values = np.zeros(len(parts), np.int64)
         searched = [k for k, (bits, h, w) in enumerate(parts) if h > 1 or w > 1]
         for k, (bits, h, w) in enumerate(parts):
@@ -82,6 +86,17 @@ class CramSolver:
             self._run(search.nimbers_of, bits, hs, ws, out)
             values[searched] = out
         return values
+
+    def values_of_states(self, states, rows, cols, budget=0, progress=None):
+        """Values of many positions of one rows x cols board (at most 64 cells), given as
+        state integers, in one search call; -1 where a position needed more than `budget`
+        searched positions (0: no budget). `progress(done)` is called as they finish."""
+        if rows * cols > MAX_FRAME:
+            raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
+        masks = np.asarray(states, dtype=np.uint64)
+        out = np.zeros(masks.size, np.int64)
+        self._run(search.values_of_positions, masks, rows, cols, budget, out, watch=progress)
+        return out
 
     def winning_moves(self, cells):
         """(value, dominoes after which the position's value is 0), dominoes as cell pairs."""
@@ -104,11 +119,20 @@ class CramSolver:
                     moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
         return total, sorted(moves)
 
+    def use_endgame(self):
+        """Load the endgame database from the cache, building it there the first time."""
+        import sys
+
+        self.auto_endgame = False
+        self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
+
     # --- running the kernel ----------------------------------------------------------
 
-    def _run(self, kernel, *args):
-        """Run a search kernel in a worker thread; progress, time limit and Ctrl-C here."""
+    def _run(self, kernel, *args, watch=None):
+        """Run a search kernel in a worker thread; progress, time limit and Ctrl-C here.
+        `watch(positions done)`, if given, replaces the progress line."""
         self.control[search.STOP] = 0
+        done_before = int(self.stats[search.DONE])
         done, failed = [], []
 
         def work():
@@ -131,7 +155,9 @@ class CramSolver:
                         self.control[search.STOP] = 1
                     if self.timeout is not None and elapsed > self.timeout:
                         self.control[search.STOP] = 3
-                    if self.progress and elapsed > PROGRESS_AFTER:
+                    if watch is not None:
+                        watch(int(self.stats[search.DONE]) - done_before)
+                    elif self.progress and elapsed > PROGRESS_AFTER:
                         if line is None:
                             line = bar(None, "search", unit="pos")
                         line.n = int(self.stats[search.NODES]) - nodes_before
@@ -139,9 +165,13 @@ class CramSolver:
                                          db_hits=int(self.stats[search.DB_HITS]), refresh=False)
                         line.refresh()
             finally:
+                if worker.is_alive():  # leaving early (a second Ctrl-C): stop the kernel too
+                    self.control[search.STOP] = 1
                 if line is not None:
                     line.close()
                 self.seconds += time.perf_counter() - start
+        if watch is not None:
+            watch(int(self.stats[search.DONE]) - done_before)
         if failed:
             raise failed[0]
         if done and done[0]:
@@ -162,9 +192,12 @@ _SHARED = {}
 
 def solver():
     """The process's solver: one transposition table for every question it is asked
-    (the optimal player asks one per move; a dataset, one per position)."""
+    (the optimal player asks one per move; a dataset, one per position). It takes the
+    endgame database when a component of 30 cells or more comes, unless FLIPNET_ENDGAME=off."""
+    import os
+
     if "solver" not in _SHARED:
-        _SHARED["solver"] = CramSolver()
+        _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off")
     return _SHARED["solver"]
 
 

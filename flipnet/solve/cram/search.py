@@ -32,7 +32,7 @@ MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
 # control[]: what the caller asks
 STOP, NODE_LIMIT, MIRROR = 0, 1, 2
 # stats[]: what the search reports while it runs
-NODES, TT_HITS, DB_HITS, STORES, REPLACED = 0, 1, 2, 3, 4
+NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -163,6 +163,16 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, ro
                     x ^= v
                     continue
                 c = popcount(kb)
+                twin = -1  # two equal components cancel: their nimbers XOR to 0
+                for j in range(n):
+                    if opt_bits[count, j] == kb and opt_shape[count, j] == ks:
+                        twin = j
+                if twin >= 0:
+                    for j in range(twin, n - 1):
+                        opt_bits[count, j], opt_shape[count, j] = opt_bits[count, j + 1], opt_shape[count, j + 1]
+                    n -= 1
+                    size -= c
+                    continue
                 # insert keeping the largest first
                 j = n
                 while j > 0 and popcount(opt_bits[count, j - 1]) < c:
@@ -396,3 +406,36 @@ def dominoes(bits, h, w):
             out[i, 0], out[i, 1] = a, a + (w if vertical else 1)
             i += 1
     return out
+
+
+@njit(cache=True, nogil=True)
+def values_of_positions(masks, h, w, budget, out, ctx):
+    """The value of every position (a mask on the h x w frame) into `out`; with a node
+    `budget` > 0, a position that needs more is left at -1 and the next one is tried.
+    stats[DONE] counts the positions finished. False if stopped."""
+    db, boxes, kayles, tt, log_capacity, control, stats = ctx
+    rows = np.empty(64, np.uint64)
+    trows = np.empty(64, np.uint64)
+    parts = np.empty(64, np.uint64)
+    stack = np.empty(128, np.uint64)
+    for k in range(masks.size):
+        if budget:
+            control[NODE_LIMIT] = stats[NODES] + budget
+        value = 0
+        for j in range(reduced_split(masks[k], h, w, parts, stack)):
+            v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
+            if v < 0:
+                v = query(kb, ks, NIMBER, ctx)
+            if v == ABORT:
+                break
+            value ^= v
+        if control[STOP] == 2:  # over budget: this position stays unsolved
+            control[STOP] = 0
+            value = -1
+        elif control[STOP]:
+            control[NODE_LIMIT] = 0
+            return False
+        out[k] = value
+        stats[DONE] += 1
+    control[NODE_LIMIT] = 0
+    return True

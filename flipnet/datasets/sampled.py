@@ -1,0 +1,148 @@
+"""Sampled datasets of boards too large for a table: random positions with exact values.
+
+The sampling protocol, stored with the file: for each density d, `per_density` positions
+are drawn with every cell full independently with probability d (seeded), repeats
+dropped (a later draw of a position already drawn is discarded), and every position is
+valued by the Cram solver. A position the solver cannot finish within `budget` searched
+positions is dropped too, and counted in the file's attributes (so a biased sample says
+so); with the default budget none was dropped for the registered datasets.
+
+Layout of a file:
+    /states     uint64[n]    position, bit r*cols + c for cell (r, c)
+    /nim_value  uint8[n]
+    /density    float32[n]   the density it was drawn at
+    attrs: format, game, rows, cols, rule, densities, per_density, seed, budget,
+           dropped_unsolved (per density), protocol, solve_seconds, flipnet_version
+"""
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from flipnet import __version__
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets.hdf5 import write_hdf5
+
+FORMAT = "flipnet-sample-1"
+PROTOCOL = ("per density d: positions with every cell full independently with probability d, "
+            "seeded; repeats dropped; valued exactly by the Cram solver; positions over the "
+            "search budget dropped and counted")
+
+
+@dataclass(frozen=True)
+class SampledDataset:
+    name: str
+    rows: int
+    cols: int
+    densities: tuple
+    per_density: int
+    description: str
+    seed: int = 2016
+    budget: int = 20_000_000  # searched positions per position (about a minute here)
+
+    @property
+    def file(self):
+        return f"{self.name}.h5"
+
+    def path(self, data_dir="data"):
+        return Path(data_dir) / self.file
+
+    def progress_total(self):
+        return self.per_density * len(self.densities)
+
+    def build(self, path, seed=None, progress=None):
+        """Draw, value and write the sample (with another seed if given): (values, seconds)."""
+        from flipnet.solve.cram import solver
+
+        spec = self if seed is None else dataclasses.replace(self, seed=seed)
+        sample, seconds = make_sample(spec, path, solver(), progress)
+        return sample.values, seconds
+
+
+@dataclass
+class Sample:
+    states: np.ndarray
+    values: np.ndarray
+    density: np.ndarray
+    attrs: dict
+
+    def at(self, density):
+        """(states, values) drawn at one density."""
+        keep = np.isclose(self.density, density)
+        return self.states[keep], self.values[keep]
+
+
+def draw(spec, density, rng):
+    """`per_density` distinct positions at `density` (each cell full with that probability)."""
+    cells = spec.rows * spec.cols
+    weights = np.uint64(1) << np.arange(cells, dtype=np.uint64)
+    full = rng.random((spec.per_density, cells)) < density
+    states = (full * weights).sum(axis=1, dtype=np.uint64)
+    _, first = np.unique(states, return_index=True)
+    return states[np.sort(first)]
+
+
+def make_sample(spec, path, solver, progress=None):
+    """Draw, value and write the sampled dataset; (sample, seconds of solving).
+    `progress(n)` hears of every n more positions valued."""
+    rng = np.random.default_rng(spec.seed)
+    states, values, density, dropped = [], [], [], []
+    start = time.perf_counter()
+    for d in spec.densities:
+        drawn = draw(spec, d, rng)
+        told = [0]
+
+        def tell(done):
+            if progress and done > told[0]:
+                progress(done - told[0])
+                told[0] = done
+
+        v = solver.values_of_states(drawn, spec.rows, spec.cols, spec.budget, tell)
+        solved = v >= 0
+        states.append(drawn[solved])
+        values.append(v[solved].astype(np.uint8))
+        density.append(np.full(int(solved.sum()), d, np.float32))
+        dropped.append(int((~solved).sum()))
+    seconds = time.perf_counter() - start
+    sample = Sample(np.concatenate(states), np.concatenate(values), np.concatenate(density), {
+        "format": FORMAT, "game": "flip", "rows": spec.rows, "cols": spec.cols, "rule": "normal",
+        "densities": list(spec.densities), "per_density": spec.per_density, "seed": spec.seed,
+        "budget": spec.budget, "dropped_unsolved": dropped, "protocol": PROTOCOL,
+        "solve_seconds": seconds, "flipnet_version": __version__})
+    write(path, sample)
+    return sample, seconds
+
+
+def write(path, sample):
+    def fill(f):
+        f.create_dataset("states", data=sample.states, dtype=np.uint64)
+        f.create_dataset("nim_value", data=sample.values, dtype=np.uint8)
+        f.create_dataset("density", data=sample.density, dtype=np.float32)
+        f.attrs.update(sample.attrs)
+
+    write_hdf5(path, fill)
+
+
+def read(path):
+    """The sample in a file written by `build`; a one-line FlipnetError for anything else."""
+    path = Path(path)
+    if not path.exists():
+        raise FlipnetError(f"{path} not found: run `flipnet data --only {path.stem}` to create it")
+    try:
+        with h5py.File(path, "r") as f:
+            if f.attrs.get("format") != FORMAT:
+                raise FlipnetError(f"{path} is not a flipnet sampled dataset (format {FORMAT!r})")
+            states, values, density = f["states"][()], f["nim_value"][()], f["density"][()]
+            attrs = dict(f.attrs)
+    except (OSError, KeyError) as exc:
+        raise FlipnetError(f"{path} is not a readable sampled dataset ({type(exc).__name__})") from None
+    if not states.shape == values.shape == density.shape or states.ndim != 1:
+        raise FlipnetError(f"{path}: states, nim_value and density differ in length")
+    cells = int(attrs["rows"]) * int(attrs["cols"])
+    if cells < 64 and states.size and int(states.max()) >> cells:
+        raise FlipnetError(f"{path}: a state has a cell outside the {attrs['rows']}x{attrs['cols']} board")
+    return Sample(states, values, density, attrs)

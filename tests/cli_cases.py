@@ -1,0 +1,68 @@
+"""Running the real `flipnet` command in a subprocess, as a user would: its own working
+directory, a memory limit, a time limit, optionally a file size limit (a full disk), and a
+real SIGINT. Shared by the bad-input corpus and the interrupt tests."""
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MEMORY_LIMIT = 6 << 30  # bytes of address space per command
+FLIPNET = [sys.executable, "-m", "flipnet"]
+
+
+def limits(file_size=None):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        if file_size is not None:  # writes past it fail with EFBIG, as on a full disk
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    return apply
+
+
+def environment(**extra):
+    env = {**os.environ, "FLIPNET_PROGRESS": "0", "FLIPNET_ENDGAME": "off", **extra}
+    env.pop("FLIPNET_DEBUG", None)
+    return env
+
+
+def run(argv, cwd, timeout=180, file_size=None, env=None, stdin=""):
+    return subprocess.run([*FLIPNET, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, input=stdin, preexec_fn=limits(file_size),
+                          env=env or environment())
+
+
+def start(argv, cwd, env=None):
+    """A command started in the background (for a SIGINT while it works)."""
+    return subprocess.Popen([*FLIPNET, *map(str, argv)], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=limits(),
+                            env=env or environment())
+
+
+def interrupt_when(proc, ready, settle=0.5, timeout=300):
+    """Send a real SIGINT once `ready()` holds (then `settle` seconds more); the output."""
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if proc.poll() is not None:
+            raise AssertionError(f"the command ended before it was interrupted: {proc.communicate()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("the command never got ready to be interrupted")
+        time.sleep(0.05)
+    time.sleep(settle)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, out, err
+
+
+def files_in(directory):
+    """Every file under a directory (relative paths), directories left out."""
+    root = Path(directory)
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def stderr_lines(text):
+    return [line for line in text.replace("\r", "\n").splitlines() if line.strip()]

@@ -1,0 +1,332 @@
+"""A corpus of bad inputs, each through the real `flipnet` command in a subprocess (its own
+working directory, a memory limit, a time limit; some with a file size limit standing in
+for a full disk). Every one must end with a non-zero exit, at most two lines on stderr
+(the one-line message, and a progress bar's line where one was drawn), no traceback, the
+expected message, and no file left behind: no partial output, no temporary file.
+"""
+
+import json
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from cli_cases import files_in, run, stderr_lines
+from conftest import write_tiny_dataset
+
+F = "{files}"  # the fixture directory, filled in when a case runs
+FULL_7X9 = "/".join(["1" * 9] * 7)
+
+# (id, command line, text the message must contain, options)
+CASES = [
+    # the command line itself
+    ("no-command", [], "the following arguments are required: command"),
+    ("unknown-command", ["frobnicate"], "invalid choice: 'frobnicate'"),
+    ("unknown-flag", ["value", "flip", "11", "--colour"], "unrecognized arguments: --colour"),
+    # solve
+    ("solve-unknown-game", ["solve", "chess", "--shape", "2x2"], "invalid choice: 'chess'"),
+    ("solve-bad-shape", ["solve", "flip", "--shape", "5by5"], "bad shape '5by5'"),
+    ("solve-zero-shape", ["solve", "flip", "--shape", "0x5"], "bad shape '0x5'"),
+    ("solve-negative-shape", ["solve", "flip", "--shape=-3x3"], "bad shape '-3x3'"),
+    ("solve-too-big", ["solve", "flip", "--shape", "6x6"], "tables stop at 30 cells"),
+    ("solve-huge", ["solve", "flip", "--shape", "3000x3000"], "a 3000x3000 board has 9000000 cells; tables stop at 30"),
+    ("solve-huger", ["solve", "flip", "--shape", "99999999999999999999x2"], "tables stop at 30 cells"),
+    ("solve-threads-0", ["solve", "flip", "--shape", "3x3", "--threads", "0"], "--threads must be at least 1, got 0"),
+    ("solve-threads-negative", ["solve", "flip", "--shape", "3x3", "--threads", "-2"], "--threads must be at least 1"),
+    ("solve-threads-text", ["solve", "flip", "--shape", "3x3", "--threads", "many"], "invalid int value: 'many'"),
+    ("solve-missing-parent", ["solve", "flip", "--shape", "2x2", "-o", "/nonexistent/dir/x.h5"],
+     "directory /nonexistent/dir does not exist"),
+    ("solve-parent-is-file", ["solve", "flip", "--shape", "2x2", "-o", "/dev/null/x.h5"], "/dev/null is not a directory"),
+    ("solve-output-is-dir", ["solve", "flip", "--shape", "2x2", "-o", "."], "it is a directory"),
+    ("solve-max-take-0", ["solve", "gridnim", "--shape", "3x3", "--max-take", "0"], "max_take must be at least 1"),
+    ("solve-disk-full", ["solve", "flip", "--shape", "4x5", "-o", "t.h5"], "cannot write t.h5: File too large",
+     {"file_size": 1 << 20}),
+    # value
+    ("value-bad-char", ["value", "flip", "11x1"], "bad character 'x' at position 3"),
+    ("value-ragged", ["value", "flip", "111/11"], "row 2 has 2 cells but row 1 has 3"),
+    ("value-empty", ["value", "flip", ""], "empty position"),
+    ("value-slash", ["value", "flip", "/"], "empty position"),
+    ("value-huge-board", ["value", "flip", "1" * 5000], "boards stop at 4096 cells"),
+    ("value-wide-component", ["value", "flip", "1" * 40 + "/" + "1" * 40], "spans 2x40"),
+    ("value-timeout", ["value", "flip", FULL_7X9, "--no-moves", "--timeout", "1"], "no answer within --timeout 1 s"),
+    ("value-timeout-zero", ["value", "flip", "11", "--timeout", "0"], "--timeout must be a positive number"),
+    ("value-timeout-nan", ["value", "flip", "11", "--timeout", "nan"], "--timeout must be a positive number"),
+    ("value-nim-negative", ["value", "nim", "1,-2"], "heap 2 is negative"),
+    ("value-nim-empty-heap", ["value", "nim", "1,,3"], "heap 2 is '', not a number"),
+    ("value-nim-float", ["value", "nim", "1e9"], "heap 1 is '1e9', not a number"),
+    ("value-nim-unicode", ["value", "nim", "1,²"], "heap 2 is '²', not a number"),
+    ("value-nim-digits", ["value", "nim", "9" * 5000], "heaps stop at 4000"),
+    ("value-nim-heaps", ["value", "nim", ",".join(["1"] * 10001)], "positions stop at 10000 heaps"),
+    ("value-halfnim-word", ["value", "halfnim", "zero"], "not 'zero'"),
+    ("value-halfnim-zero", ["value", "halfnim", "0"], "a pile holds at least 1 block"),
+    ("value-gridnim-big", ["value", "gridnim", "/".join(["1111"] * 8)], "32 full cells is above the limit of 30"),
+    ("value-misere-big", ["value", "flip", "/".join(["111111"] * 6), "--misere"],
+     "36 full cells is above the limit of 30"),
+    # data
+    ("data-parent-is-file", ["data", "--out-dir", "/dev/null/d"], "/dev/null is not a directory"),
+    ("data-missing-parent", ["data", "--out-dir", "/nonexistent/a/b"], "directory /nonexistent/a does not exist"),
+    ("data-huge-seed", ["data", "--seed", "9" * 30], "--seed must be from 0 to 2^63 - 1"),
+    ("data-negative-seed", ["data", "--seed", "-1"], "--seed must be from 0 to 2^63 - 1"),
+    ("data-unknown", ["data", "--only", "flip9d"], "unknown dataset 'flip9d'"),
+    ("data-disk-full", ["data", "--only", "flip1d", "--out-dir", "."], "cannot write flip1d.h5: File too large",
+     {"file_size": 1 << 20}),
+    # train: settings
+    ("train-no-recipe", ["train"], "name a recipe"),
+    ("train-unknown", ["train", "nope"], "unknown recipe 'nope'"),
+    ("train-lr-negative", ["train", "conv1d", "--lr", "-1"], "--lr must be a positive finite number, got -1.0"),
+    ("train-lr-inf", ["train", "conv1d", "--lr", "inf"], "--lr must be a positive finite number, got inf"),
+    ("train-lr-nan", ["train", "conv1d", "--lr", "nan"], "--lr must be a positive finite number, got nan"),
+    ("train-momentum", ["train", "conv1d", "--momentum", "2"], "--momentum must be in [0, 1), got 2.0"),
+    ("train-epochs-0", ["train", "conv1d", "--epochs", "0"], "--epochs must be at least 1, got 0"),
+    ("train-epochs-huge", ["train", "conv1d", "--epochs", "99999999999"], "--epochs must be at most 1000000"),
+    ("train-epochs-text", ["train", "conv1d", "--epochs", "ten"], "invalid int value: 'ten'"),
+    ("train-batch-0", ["train", "conv1d", "--batch", "0"], "--batch must be at least 1, got 0"),
+    ("train-seed-negative", ["train", "conv1d", "--seed", "-1"], "--seed must be at least 0, got -1"),
+    ("train-seed-huge", ["train", "conv1d", "--seed", "9" * 25], "--seed must be at most"),
+    ("train-out-path", ["train", "conv1d", "--out", "../../etc/evil"], "--out must be a plain run name"),
+    ("train-out-empty", ["train", "conv1d", "--out", ""], "--out must be a plain run name"),
+    ("train-threshold", ["train", "mlp2d", "--improvement-threshold", "2"], "--improvement-threshold must be in (0, 1]"),
+    ("train-eval-batch", ["train", "mlp2d", "--eval-batch", "-1"], "--eval-batch must be at least 0"),
+    ("train-validate-every", ["train", "mlp2d", "--validate-every", "-3"], "--validate-every must be at least 0"),
+    ("train-decay-inf", ["train", "mlp2d", "--weight-decay", "inf"], "--weight-decay must be a finite number"),
+    ("train-optimizer", ["train", "conv1d", "--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),
+    ("train-float16", ["train", "conv1d"], "FLIPNET_FLOAT must be float32 or float64, got 'float16'",
+     {"env": {"FLIPNET_FLOAT": "float16"}}),
+    # train: data
+    ("train-missing-data", ["train", "conv1d", "--data", "/nonexistent.h5"], "/nonexistent.h5 not found"),
+    ("train-text-data", ["train", "conv1d", "--data", F + "/text.h5"], "is not a readable HDF5 file"),
+    ("train-truncated-data", ["train", "conv1d", "--data", F + "/truncated.h5"], "is not a readable HDF5 file"),
+    ("train-2d-on-strings", ["train", "mlp2d", "--data", F + "/tiny1d.h5", "--bucket", "0"],
+     "mlp2d reads 2D boards, not one row of 8 cells"),
+    ("train-1d-on-boards", ["train", "conv1d", "--data", F + "/tiny2d.h5", "--bucket", "0"],
+     "conv1d reads one row of cells, not 3 rows"),
+    ("train-bucket-255", ["train", "conv1d", "--data", F + "/bucket255.h5", "--bucket", "0"],
+     "splits/original/bucket holds 255; bucket numbers are 0..0"),
+    ("train-part-7", ["train", "conv1d", "--data", F + "/part7.h5", "--bucket", "0"], "holds 7; parts (0 train"),
+    ("train-labels", ["train", "conv1d", "--data", F + "/labels200.h5", "--bucket", "0"],
+     "has nim-value 200; model conv1d has 7 classes"),
+    ("train-bucket", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "12"], "bucket 12 does not exist"),
+    ("train-no-split", ["train", "conv1d", "--data", F + "/nosplit.h5", "--bucket", "0"], "has no split 'original'"),
+    ("train-results-dir-file", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0",
+                                "--results-dir", "/dev/null/r"], "/dev/null is not a directory"),
+    ("train-results-dir-missing", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0",
+                                   "--results-dir", "/nonexistent/a/r"], "directory /nonexistent/a does not exist"),
+    ("train-exists", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0", "--results-dir", F + "/runs",
+                      "--out", "done"], "done.json exists: pass --resume to continue that run or --overwrite"),
+    ("train-resume-garbage", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0",
+                              "--results-dir", F + "/runs", "--out", "garbage", "--resume"],
+     "garbage.ckpt.npz is not a flipnet checkpoint (truncated or corrupt?)"),
+    ("train-diverges", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0", "--lr", "1e30",
+                        "--epochs", "50", "--batch", "10", "--results-dir", "r"], "training diverged in epoch"),
+    # evaluate and predict
+    ("evaluate-missing", ["evaluate", "/nonexistent.npz"], "model file /nonexistent.npz not found"),
+    ("evaluate-dir", ["evaluate", "."], "model file . is not a file"),
+    ("evaluate-garbage", ["evaluate", F + "/garbage.npz"], "is not a flipnet model file (not an .npz archive)"),
+    ("evaluate-truncated", ["evaluate", F + "/truncated.npz"], "is not a flipnet model file (truncated or corrupt?)"),
+    ("evaluate-pickle", ["evaluate", F + "/pickle.npz"], "is not a flipnet model file (it holds Python objects)"),
+    ("evaluate-nan", ["evaluate", F + "/nan.npz"], "holds values that are not finite"),
+    ("evaluate-no-meta", ["evaluate", F + "/nometa.npz"], "is not a flipnet model file (no __meta__ entry)"),
+    ("evaluate-unknown-model", ["evaluate", F + "/unknown.npz"], "cannot rebuild its model: unknown model 'nope'"),
+    ("evaluate-no-data", ["evaluate", F + "/nodata.npz"], "does not say which dataset it was trained on"),
+    ("evaluate-bucket-255", ["evaluate", F + "/model.npz", "--data", F + "/bucket255.h5"],
+     "splits/original/bucket holds 255"),
+    ("evaluate-labels", ["evaluate", F + "/model.npz", "--data", F + "/labels200.h5"],
+     "has nim-value 200; model conv1d has 7 classes"),
+    ("evaluate-other-board", ["evaluate", F + "/model.npz", "--data", F + "/tiny2d.h5"],
+     "holds 3x4 boards; the model reads 1x8"),
+    ("evaluate-bucket", ["evaluate", F + "/model.npz", "--bucket", "99"], "bucket 99 does not exist"),
+    ("predict-length", ["predict", F + "/model.npz", "1111"], "position has 4 cells, expected 8"),
+    ("predict-char", ["predict", F + "/model.npz", "11x11111"], "bad character 'x' at position 3"),
+    ("predict-missing", ["predict", "/nonexistent.npz", "1111"], "model file /nonexistent.npz not found"),
+    ("predict-nan", ["predict", F + "/nan.npz", "11111111"], "holds values that are not finite"),
+    # the NIM perceptron
+    ("train-nim-epochs", ["train-nim", "--epochs", "0"], "--epochs must be from 1 to 1000000"),
+    ("train-nim-weights-dir", ["train-nim", "--weights", "/nonexistent/d/w.txt"], "directory /nonexistent/d does not exist"),
+    ("train-nim-results", ["train-nim", "--weights", "w.txt", "--results", "/dev/null/x.json"], "/dev/null is not a directory"),
+    ("train-nim-seed", ["train-nim", "--seed", "-4"], "--seed must be from 0 to 2^63 - 1"),
+    ("train-nim-resume-garbage", ["train-nim", "--weights", "w.txt", "--results", F + "/nimruns/r.json", "--resume"],
+     "r.ckpt.npz is not a flipnet checkpoint"),
+    ("train-nim-disk-full", ["train-nim", "--epochs", "10", "--weights", "w.txt", "--results", "r.json"],
+     "File too large", {"file_size": 64}),
+    ("survey-one-number", ["survey-nim", "--seeds", "7"], "--seeds must be FROM:TO (two integers)"),
+    ("survey-backwards", ["survey-nim", "--seeds", "5:2"], "0 <= FROM < TO"),
+    ("survey-negative", ["survey-nim", "--seeds=-5:3"], "0 <= FROM < TO"),
+    ("survey-huge", ["survey-nim", "--seeds", "0:100000000"], "a survey takes at most 100000"),
+    ("survey-epochs", ["survey-nim", "--epochs", "0"], "--epochs must be from 1 to 1000000"),
+    ("survey-out-dir", ["survey-nim", "--seeds", "0:2", "--out", "/nonexistent/d/x.json"],
+     "directory /nonexistent/d does not exist"),
+    ("survey-resume-garbage", ["survey-nim", "--seeds", "0:2", "--out", F + "/garbage.json", "--resume"],
+     "not valid JSON"),
+    # play and gui
+    ("play-start-big", ["play", "halfnim", "--start", "500"], "a game starts from 2 to 127 blocks, not 500"),
+    ("play-start-word", ["play", "halfnim", "--start", "abc"], "not 'abc'"),
+    ("play-weights-short", ["play", "halfnim", "--weights", F + "/short.txt", "--start", "9"], "too few numbers, 3 of 210"),
+    ("play-weights-nan", ["play", "halfnim", "--weights", F + "/nanweights.txt", "--start", "9"],
+     "line 1: 'nan' is not a finite number"),
+    ("play-weights-word", ["play", "halfnim", "--weights", F + "/wordweights.txt", "--start", "9"],
+     "line 2: 'x' is not a number"),
+    ("play-weights-missing", ["play", "halfnim", "--weights", "/nonexistent.txt", "--start", "9"],
+     "cannot read weights file /nonexistent.txt"),
+    ("play-board-huge", ["play", "flip", "--shape", "3000x3000"], "boards stop at 4096 cells"),
+    ("play-board-8x8", ["play", "flip", "--shape", "8x8"], "a 8x8 board has 64 cells; a player that needs exact"),
+    ("play-unknown-ai", ["play", "flip", "--ai", "wizard"], "unknown agent 'wizard'"),
+    ("play-nim-heap-word", ["play", "nim", "--heaps", "1,x"], "heap 2 is 'x'"),
+    ("play-nim-too-big", ["play", "nim", "--heaps", "99999999,9999999", "--ai", "random"],
+     "games are played with at most 1000"),
+    ("gui-start", ["gui", "halfnim", "--start", "500"], "a game starts from 2 to 127 blocks"),
+    ("gui-no-display", ["gui", "halfnim"], "cannot open a window", {"env": {"DISPLAY": ""}}),
+    # arena and the evolution strategy
+    ("arena-one-agent", ["arena", "nim", "--agents", "random"], "at least two different agents"),
+    ("arena-unknown-agent", ["arena", "nim", "--agents", "random,wizard"], "unknown agent 'wizard'"),
+    ("arena-wrong-game", ["arena", "flip", "--agents", "random,lowest"], "the lowest agent plays nim only, not flip"),
+    ("arena-matches-0", ["arena", "nim", "--agents", "random,optimal", "--matches", "0"], "--matches must be from 1"),
+    ("arena-matches-negative", ["arena", "nim", "--agents", "random,optimal", "--matches", "-5"], "--matches must be from 1"),
+    ("arena-matches-huge", ["arena", "nim", "--agents", "random,optimal", "--matches", "10000000000"],
+     "--matches must be from 1 to 1000000"),
+    ("arena-board-8x8", ["arena", "flip", "--shape", "8x8", "--agents", "random,optimal"], "a 8x8 board has 64 cells"),
+    ("arena-es-missing", ["arena", "nim", "--agents", "random,es", "--es", "/nonexistent.json"],
+     "ES agent /nonexistent.json not found"),
+    ("arena-es-garbage", ["arena", "nim", "--agents", "random,es", "--es", F + "/garbage.json"], "not valid JSON"),
+    ("arena-es-shape", ["arena", "nim", "--agents", "random,es", "--es", F + "/es-short.json"], "expected 5 finite weights"),
+    ("arena-out", ["arena", "nim", "--agents", "random,optimal", "--out", "/nonexistent/x/y.json"],
+     "directory /nonexistent/x does not exist"),
+    ("arena-seed", ["arena", "nim", "--agents", "random,optimal", "--seed", "-1"], "--seed must be from 0"),
+    ("arena-heaps", ["arena", "nim", "--agents", "random,optimal", "--heaps", "1,x"], "heap 2 is 'x'"),
+    ("train-es-generations", ["train-es", "--generations", "0"], "--generations must be from 1 to 100000"),
+    ("train-es-matches-0", ["train-es", "--matches", "0"], "--matches must be from 1"),
+    ("train-es-matches-negative", ["train-es", "--matches", "-5"], "--matches must be from 1"),
+    ("train-es-heaps", ["train-es", "--heaps", "1,-1"], "heap 2 is negative"),
+    ("train-es-out", ["train-es", "--out", "/nonexistent/d/es.json"], "directory /nonexistent/d does not exist"),
+    ("train-es-seed", ["train-es", "--seed", "-3"], "--seed must be from 0"),
+    # compare and bench
+    ("compare-claims-missing", ["compare", "--claims", "/nonexistent.json"], "claims file /nonexistent.json not found"),
+    ("compare-claims-garbage", ["compare", "--claims", F + "/garbage.json"], "not valid JSON"),
+    ("compare-claims-list", ["compare", "--claims", F + "/list.json"], "not a claims file (no list 'claims')"),
+    ("compare-claims-no-rule", ["compare", "--claims", F + "/norule.json"], "claim 1 has no 'rule'"),
+    ("compare-claims-bad-rule", ["compare", "--claims", F + "/badrule.json"], "unknown rule 'nearly'"),
+    ("compare-results-type", ["compare", "--claims", F + "/claims.json", "--results-dir", F + "/badtype"],
+     "'test_error' is 'x', not a number"),
+    ("compare-results-curve", ["compare", "--claims", F + "/claims.json", "--results-dir", F + "/badcurve"],
+     "not a training result (curve is not a list of {epoch, valid_error} numbers)"),
+    ("compare-results-json", ["compare", "--claims", F + "/claims.json", "--results-dir", F + "/badjson"],
+     "not valid JSON"),
+    ("compare-readme-missing", ["compare", "--claims", F + "/claims.json", "--readme", "/nonexistent/README.md"],
+     "directory /nonexistent does not exist"),
+    ("compare-readme-no-block", ["compare", "--claims", F + "/claims.json", "--readme", F + "/README-plain.md"],
+     "no <!-- compare:start -->"),
+    ("compare-out", ["compare", "--claims", F + "/claims.json", "--out", "/nonexistent/d/x.md"],
+     "directory /nonexistent does not exist"),
+    ("compare-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f"],
+     "cannot write c.md: File too large", {"file_size": 16}),
+    ("bench-section", ["bench", "--only", "nosuch"], "unknown bench sections ['nosuch']"),
+    ("bench-out", ["bench", "--only", "nosuch", "--out", "/nonexistent/x.json"], "unknown bench sections"),
+]
+
+
+def test_the_corpus_is_large_and_named_once():
+    ids = [case[0] for case in CASES]
+    assert len(ids) >= 100 and len(set(ids)) == len(ids)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The bad (and a few good) files the corpus points at."""
+    d = tmp_path_factory.mktemp("files")
+    write_tiny_dataset(d / "tiny1d.h5")
+    write_tiny_dataset(d / "tiny2d.h5", rows=3, cols=4)
+    (d / "text.h5").write_text("this is not HDF5\n")
+    (d / "truncated.h5").write_bytes((d / "tiny1d.h5").read_bytes()[:1500])
+    for name, edit in (("bucket255", lambda f: f["splits/original/bucket"].__setitem__(slice(0, 3), 255)),
+                       ("part7", lambda f: f["splits/original/part"].__setitem__(slice(0, 3), 7)),
+                       ("labels200", lambda f: f["nim_value"].__setitem__(slice(0, 256), 200)),
+                       ("nosplit", lambda f: f.__delitem__("splits"))):
+        (d / f"{name}.h5").write_bytes((d / "tiny1d.h5").read_bytes())
+        with h5py.File(d / f"{name}.h5", "r+") as f:
+            edit(f)
+    _model_files(d)
+    (d / "short.txt").write_text("1 2 3\n")
+    (d / "nanweights.txt").write_text("nan " + "1 " * 209 + "\n")
+    (d / "wordweights.txt").write_text("1\nx\n")
+    (d / "garbage.json").write_text("{not json")
+    (d / "list.json").write_text("[1, 2]")
+    (d / "es-short.json").write_text(json.dumps({"weights": [1, 2]}))
+    (d / "claims.json").write_text(json.dumps({"claims": [{
+        "id": "mlp2d", "claim": "2D MLP", "rule": "at_most", "paper": 0.1, "command": "make train-2d",
+        "measure": {"file": "mlp2d.json", "field": "test_error"}}]}))
+    (d / "norule.json").write_text(json.dumps({"claims": [{"id": "x", "claim": "y"}]}))
+    (d / "badrule.json").write_text(json.dumps({"claims": [{"id": "x", "claim": "y", "rule": "nearly",
+                                                            "measure": {"file": "a", "field": "b"},
+                                                            "command": "c"}]}))
+    for name, content in (("badtype", {"test_error": "x"}), ("badcurve", {"test_error": 0.1, "curve": 3,
+                                                                           "confusion": [[1]]})):
+        (d / name).mkdir()
+        (d / name / "mlp2d.json").write_text(json.dumps(content))
+    (d / "badjson").mkdir()
+    (d / "badjson" / "x.json").write_text("{")
+    (d / "README-plain.md").write_text("no markers here\n")
+    runs = d / "runs"
+    runs.mkdir()
+    (runs / "done.json").write_text("{}")
+    (runs / "garbage.ckpt.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    (d / "nimruns").mkdir()
+    (d / "nimruns" / "r.ckpt.npz").write_text("garbage")
+    return d
+
+
+def _model_files(d):
+    """A conv1d model of 1x8 boards, and broken copies of it."""
+    from flipnet.nn.models import build
+    from flipnet.nn.store import save_model, save_npz
+
+    model = build("conv1d", 0, 1, 8)
+    meta = {"config": {"data": str(d / "tiny1d.h5"), "bucket": 0}}
+    save_model(d / "model.npz", model, meta)
+    values = model.get_values()
+    save_npz(d / "nan.npz", {**values, "out_W": np.full_like(values["out_W"], np.nan)},
+             {"model": "conv1d", "rows": 1, "cols": 8, **meta})
+    save_npz(d / "unknown.npz", values, {"model": "nope", "rows": 1, "cols": 8})
+    save_npz(d / "nodata.npz", values, {"model": "conv1d", "rows": 1, "cols": 8})
+    np.savez(d / "nometa.npz", **values)
+    np.savez(d / "pickle.npz", x=np.array([{"a": 1}], dtype=object))
+    (d / "garbage.npz").write_text("not a zip file")
+    (d / "truncated.npz").write_bytes((d / "model.npz").read_bytes()[:2000])
+    with zipfile.ZipFile(d / "model.npz") as z:  # the good one really is a zip
+        assert "__meta__.npy" in z.namelist()
+
+
+@pytest.fixture(scope="module")
+def outcomes(files, tmp_path_factory):
+    """Every case run once, two at a time; {id: (process, files it left in its directory)}."""
+    def one(case):
+        name, argv, _, *rest = case
+        options = rest[0] if rest else {}
+        cwd = tmp_path_factory.mktemp(name)
+        env = None
+        if "env" in options:
+            from cli_cases import environment
+            env = environment(**options["env"])
+        argv = [a.replace(F, str(files)) for a in argv]
+        proc = run(argv, cwd, file_size=options.get("file_size"), env=env)
+        return name, (proc, files_in(cwd))
+
+    with ThreadPoolExecutor(2) as pool:
+        results = dict(pool.map(one, CASES))
+    leftovers = [p for p in files_in(files) if p.endswith(".tmp") or p.endswith(".lock")]
+    assert not leftovers, f"temporary files left in the shared files: {leftovers}"
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_ends_in_one_clear_line(outcomes, case):
+    name, _, expected, *_ = case
+    proc, left = outcomes[name]
+    lines = stderr_lines(proc.stderr)
+    assert proc.returncode not in (0, None) and proc.returncode > 0, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert 1 <= len(lines) <= 2, proc.stderr
+    assert expected in lines[-1], lines[-1]
+    partial = [p for p in left if p.endswith(".tmp") or p.endswith(".lock") or Path(p).suffix in (".h5", ".md", ".txt")]
+    assert not partial, f"files left behind: {partial}"

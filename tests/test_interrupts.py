@@ -1,0 +1,122 @@
+"""A real SIGINT sent to the real command while it works: one line, exit 130, the last
+finished piece of work kept whole, and `--resume` ending exactly where an uninterrupted
+run ends. (Ctrl-C used to surface as a Numba SystemError traceback, or a segfault.)"""
+
+import json
+import time
+
+import numpy as np
+import pytest
+from cli_cases import interrupt_when, run, start, stderr_lines
+from conftest import write_tiny_dataset
+
+pytestmark = pytest.mark.slow
+
+
+def _timeless(curve):
+    return [{k: v for k, v in entry.items() if k != "seconds"} for entry in curve]
+
+
+def test_train_stops_after_a_finished_epoch_and_resumes_exactly(tmp_path):
+    from flipnet.nn.store import load_npz
+
+    data = tmp_path / "tiny.h5"
+    write_tiny_dataset(data)
+    common = ["train", "conv1d", "--data", data, "--bucket", 0, "--batch", 10, "--eval-batch", 0,
+              "--results-dir", tmp_path / "r"]
+    checkpoint = tmp_path / "r" / "cut.ckpt.npz"
+    proc = start([*common, "--epochs", 100000, "--out", "cut"], tmp_path)
+    code, _, err = interrupt_when(proc, checkpoint.exists, settle=1.0)
+    assert code == 130, err
+    [line] = stderr_lines(err)
+    _, meta = load_npz(checkpoint, "checkpoint")
+    epoch = meta["epoch"]
+    assert line == f"flipnet train: interrupted after epoch {epoch}; resume with --resume"
+    assert not list((tmp_path / "r").glob("*.tmp")) and not (tmp_path / "r" / "cut.lock").exists()
+
+    total = epoch + 3
+    resumed = run([*common, "--epochs", total, "--out", "cut", "--resume"], tmp_path)
+    straight = run([*common, "--epochs", total, "--out", "straight"], tmp_path)
+    assert resumed.returncode == 0 and straight.returncode == 0, resumed.stderr + straight.stderr
+    a = json.loads((tmp_path / "r" / "cut.json").read_text())
+    b = json.loads((tmp_path / "r" / "straight.json").read_text())
+    assert _timeless(a["curve"]) == _timeless(b["curve"]) and a["test_error"] == b["test_error"]
+    params_a, _ = load_npz(tmp_path / "r" / "cut.npz")
+    params_b, _ = load_npz(tmp_path / "r" / "straight.npz")
+    assert all(np.array_equal(params_a[k], params_b[k]) for k in params_b)
+
+
+def test_a_second_run_on_the_same_name_is_refused_while_the_first_works(tmp_path):
+    data = tmp_path / "tiny.h5"
+    write_tiny_dataset(data)
+    common = ["train", "conv1d", "--data", data, "--bucket", 0, "--batch", 10, "--results-dir", tmp_path / "r"]
+    proc = start([*common, "--epochs", 100000, "--out", "busy"], tmp_path)
+    checkpoint = tmp_path / "r" / "busy.ckpt.npz"
+    try:
+        while not checkpoint.exists():
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        second = run([*common, "--epochs", 2, "--out", "busy", "--resume"], tmp_path)
+        assert second.returncode == 2
+        assert stderr_lines(second.stderr) == [
+            f"flipnet train: error: run 'busy' is already running in another process ({tmp_path}/r/busy.lock is locked)"]
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_train_nim_keeps_its_checkpoint_and_resumes_exactly(tmp_path):
+    from flipnet.nn.store import load_npz
+
+    checkpoint = tmp_path / "cut.ckpt.npz"
+    proc = start(["train-nim", "--epochs", 1000000, "--weights", tmp_path / "cut.txt",
+                  "--results", tmp_path / "cut.json"], tmp_path)
+    code, _, err = interrupt_when(proc, checkpoint.exists, settle=0.3)
+    assert code == 130, err
+    _, meta = load_npz(checkpoint, "checkpoint")
+    done = meta["epochs_done"]
+    assert stderr_lines(err) == [f"flipnet train-nim: interrupted after epoch {done} of 1000000; the "
+                                 f"checkpoint holds epoch {done}; resume with --resume"]
+    assert not (tmp_path / "cut.txt").exists()  # no weights from a run that did not finish
+    total = done + 250
+    resumed = run(["train-nim", "--epochs", total, "--weights", tmp_path / "cut.txt",
+                   "--results", tmp_path / "cut.json", "--resume"], tmp_path)
+    straight = run(["train-nim", "--epochs", total, "--weights", tmp_path / "straight.txt",
+                    "--results", tmp_path / "straight.json"], tmp_path)
+    assert resumed.returncode == straight.returncode == 0, resumed.stderr + straight.stderr
+    assert (tmp_path / "cut.txt").read_text() == (tmp_path / "straight.txt").read_text()
+
+
+def test_survey_nim_keeps_the_seeds_it_finished_and_resumes(tmp_path):
+    out = tmp_path / "survey.json"
+    argv = ["survey-nim", "--seeds", "0:400", "--epochs", 60, "--out", out]
+    proc = start(argv, tmp_path)
+    code, _, err = interrupt_when(proc, out.exists, settle=0.0)
+    assert code == 130, err
+    [line] = stderr_lines(err)
+    kept = len(json.loads(out.read_text())["seeds"])
+    assert line == (f"flipnet survey-nim: interrupted after {kept} of 400 seeds; {out} holds them; "
+                    f"resume with --resume")
+    assert 0 < kept < 400
+    resumed = run([*argv, "--resume", "--json"], tmp_path)
+    straight = run(["survey-nim", "--seeds", "0:400", "--epochs", 60, "--json"], tmp_path)
+    assert resumed.returncode == straight.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout) == json.loads(straight.stdout)
+
+
+def test_a_long_search_stops_at_once(tmp_path):
+    board = "/".join(["1" * 9] * 7)  # 7x9: hours of search
+    proc = start(["value", "flip", board, "--no-moves"], tmp_path)
+    began = time.monotonic()
+    code, out, err = interrupt_when(proc, lambda: time.monotonic() - began > 3, settle=0.0)
+    assert code == 130 and out == ""
+    [line] = stderr_lines(err)
+    assert line.startswith("flipnet value: interrupted after ") and line.endswith(" positions searched")
+
+
+def test_ctrl_c_while_python_imports_is_one_line_too(tmp_path):
+    """A SIGINT in the first moments (imports, compilation) ends cleanly as well."""
+    proc = start(["train", "mlp2d", "--data", tmp_path / "none.h5"], tmp_path)
+    code, _, err = interrupt_when(proc, lambda: True, settle=0.3)
+    assert "Traceback" not in err and len(stderr_lines(err)) <= 1
+    assert code in (130, 2)  # interrupted, or it had already found that the file is missing
