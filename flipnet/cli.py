@@ -123,10 +123,15 @@ def build_parser():
     p.add_argument("--out", default="results/es.json")
     p.set_defaults(run=cmd_train_es)
 
-    p = sub.add_parser("evaluate", help="error rates of a trained model on a dataset split")
+    p = sub.add_parser("evaluate", help="error rates of a trained model on a table's split or a "
+                       "sampled dataset of a larger board")
     p.add_argument("model_file", help="results/NAME.npz")
-    p.add_argument("--data", help="default: the dataset it was trained on")
+    p.add_argument("--data", help="default: the dataset it was trained on; data/flip7x7.h5 for a "
+                   "larger board (size-free models)")
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
+    p.add_argument("--one-ply", action="store_true", help="value the shapes the model never met by "
+                   "one ply of lookahead (the mex over its own values of their options)")
+    p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_evaluate)
 
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
@@ -319,7 +324,7 @@ def _check_seed(seed):
 def cmd_train(args):
     from flipnet.nn import recipes
     from flipnet.nn.config import given_settings
-    from flipnet.nn.train import train
+    from flipnet.nn.run import run
 
     if args.list:
         print(recipes.listing())
@@ -327,20 +332,30 @@ def cmd_train(args):
     if not args.recipe:
         raise FlipnetError("name a recipe (flipnet train --list shows them)")
     config = recipes.config_for(args.recipe, **given_settings(args))
-    results = train(config, resume=args.resume, overwrite=args.overwrite)
-    print(f"{config.name}: best model after {results['best_at']:g} of {results['epochs_run']} epochs, "
-          f"valid error {results['valid_error']:.4%}, test error {results['test_error']:.4%}, "
-          f"{results['seconds']:.0f} s ({results['seconds_per_epoch']:.3f} s per epoch)")
+    results = run(config, resume=args.resume, overwrite=args.overwrite)
+    trained = (f"best model after {results['best_at']:g} of {results['epochs_run']} epochs, "
+               if "best_at" in results else "")
+    print(f"{config.name}: {trained}valid error {results['valid_error']:.4%}, "
+          f"test error {results['test_error']:.4%}, {results['seconds']:.0f} s")
     print(f"wrote {config.path('.json')} and {config.path('.npz')}")
 
 
 def cmd_evaluate(args):
+    from flipnet.base.files import check_writable, write_json
     from flipnet.nn.evaluate import evaluate_file
 
-    model, data, bucket, errors = evaluate_file(args.model_file, args.data, args.bucket)
-    print(f"{model.name} on {data}, bucket {bucket}:")
-    for part, (error, n) in errors.items():
-        print(f"  {part:<5} {error:8.4%} error on {n} states")
+    if args.out:
+        check_writable(args.out)
+    record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply)
+    where = f", bucket {record['bucket']}" if "bucket" in record else ""
+    how = " + 1-ply mex on new shapes" if args.one_ply else ""
+    print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
+    for part, e in record["parts"].items():
+        split = (f"  (known shapes {e['error_known_shapes']:.4%}, new shapes {e['error_new_shapes']:.4%} "
+                 f"on {e['share_new_shapes']:.1%} of positions)" if e.get("error_new_shapes") is not None else "")
+        print(f"  {part:<12} {e['error']:8.4%} error on {e['states']} positions{split}")
+    if args.out:
+        write_json(args.out, record)
 
 
 def cmd_predict(args):

@@ -4,7 +4,7 @@ the Sprague-Grundy theorem on solved tables."""
 import numpy as np
 import pytest
 
-from flipnet.datasets.components import Components
+from flipnet.datasets.components import Components, key_shape
 from flipnet.datasets.symmetry import Symmetries
 
 
@@ -57,28 +57,38 @@ def test_value_is_the_xor_of_component_values(table_5x5):
     assert np.array_equal(xor, table_5x5[states])
 
 
-@pytest.mark.parametrize("rows, cols", [(5, 5), (3, 4)])
-def test_canonical_is_the_same_for_every_placement_of_a_shape(rows, cols):
+@pytest.mark.parametrize("rows, cols", [(5, 5), (3, 4), (7, 7)])
+def test_keys_are_the_same_for_every_placement_of_a_shape(rows, cols):
     comps, sym = Components(rows, cols), Symmetries(rows, cols)
-    parts = comps.split(np.random.default_rng(2).integers(0, 1 << (rows * cols), size=300))
+    parts = comps.split(np.random.default_rng(2).integers(0, 1 << (rows * cols), size=300, dtype=np.uint64))
     shapes = parts[parts != 0]
-    canon = comps.canonical(shapes)
+    keys = comps.keys(shapes)
     for g in range(len(sym)):
-        assert np.array_equal(comps.canonical(sym.image(shapes, g)), canon)
-    moved = comps.to_corner(shapes)
-    assert np.array_equal(comps.canonical(moved), canon)
-    # in the corner: touches the top row and the first column
-    assert np.all(canon & comps.row_mask) and np.all(canon & comps.first_col)
-    # and canonical masks stay the same shape (same number of cells)
-    cells = np.vectorize(lambda m: bin(int(m)).count("1"))
-    assert np.array_equal(cells(canon), cells(shapes))
+        assert np.array_equal(comps.keys(sym.image(shapes, g)), keys)
+    h, w, cells = key_shape(keys)
+    assert np.all(h <= w) and np.array_equal(cells, np.bitwise_count(shapes))
+
+
+def test_a_shape_has_one_key_on_every_board():
+    """The same shape on a 5x5 and on a 7x7 board, anywhere: one key; rendering it back
+    gives a mask of the same shape."""
+    shape = {(0, 0), (0, 1), (1, 1), (2, 1), (2, 2)}
+    keys = set()
+    for rows, dr, dc in ((5, 0, 0), (5, 2, 1), (7, 4, 3)):
+        mask = sum(1 << ((r + dr) * rows + c + dc) for r, c in shape)
+        keys.add(int(Components(rows, rows).keys(np.array([mask], np.uint64))[0]))
+    (key,) = keys
+    back = int(Components(5, 5).render(np.array([key], np.uint64))[0])
+    assert bin(back).count("1") == len(shape)
+    assert Components(5, 5).keys(np.array([back], np.uint64))[0] == key
 
 
 def test_encode_fills_slots_and_names_the_limit():
     comps = Components(5, 5)
     two = (0b11 << 0) | (0b11 << 10)  # two dominoes, rows 0 and 2
     encoded = comps.encode(np.array([two, 0]), slots=3)
-    assert encoded.dtype == np.uint32 and encoded.shape == (2, 3)
-    assert encoded[0].tolist() == [0b11, 0b11, 0] and not encoded[1].any()
+    domino = int(comps.keys(np.array([0b11], np.uint64))[0])
+    assert encoded.dtype == np.uint64 and encoded.shape == (2, 3)
+    assert encoded[0].tolist() == [domino, domino, 0] and not encoded[1].any()
     with pytest.raises(ValueError, match="a position has 2 live components; the model has 1 slots"):
         comps.encode(np.array([two]), slots=1)

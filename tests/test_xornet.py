@@ -45,7 +45,7 @@ def test_position_distribution_is_the_xor_convolution_of_its_components():
     states = random_positions(300, 25, seed=2)
     inputs = model.prepare(states)
     assert len(set((inputs != 0).sum(axis=1))) >= 4  # batches mix component counts
-    x = pt.tensor(dtype="uint32", shape=(None, 6))
+    x = pt.tensor(dtype="uint64", shape=(None, 6))
     log_probs = pytensor.function([x], model.logits(x))(inputs)
     values = model.get_values()
     for row, got in zip(inputs, log_probs):
@@ -71,24 +71,24 @@ def test_memory_vocabulary_and_rows():
 
     model, train = fitted_memory_model()
     comps = Components(3, 3)
-    parts = comps.split(train)
-    assert model.vocabulary.tolist() == sorted(set(comps.canonical(parts[parts != 0]).tolist()))
+    assert model.vocabulary.tolist() == sorted(set(comps.shapes(train).tolist()))
     assert model.memory.get_value().shape == (len(model.vocabulary) + 1, 16)
-    everything = np.arange(1 << 9, dtype=np.uint32)
+    everything = np.arange(1 << 9, dtype=np.uint64)
     inputs = model.prepare(everything)
     masks, rows = inputs[..., 0], inputs[..., 1]
-    assert np.array_equal(masks, comps.encode(everything, model.slots))
-    known = np.isin(masks, model.vocabulary) & (masks != 0)
-    assert np.array_equal(model.vocabulary[rows[known]], masks[known])
-    assert np.all(rows[~known] == len(model.vocabulary))
-    assert (~known & (masks != 0)).any()  # some shapes of the full table were never seen
+    keys = comps.encode(everything, model.slots)
+    assert np.array_equal(masks, comps.render(keys))  # the network reads the shape's cells
+    known = np.isin(keys, model.vocabulary) & (keys != 0)
+    assert np.array_equal(model.vocabulary[rows[known]], keys[known])
+    assert np.all(rows[~known & (keys != 0)] == len(model.vocabulary))
+    assert (~known & (keys != 0)).any()  # some shapes of the full table were never seen
 
 
 def test_sparse_memory_step_equals_the_dense_gradient():
     model, train = fitted_memory_model(seed=3)
     inputs = model.prepare(train[:64])
     labels = np.random.default_rng(4).integers(0, 4, size=64)
-    x = pt.tensor(dtype="uint32", shape=(None, model.slots, 2))
+    x = pt.tensor(dtype="uint64", shape=(None, model.slots, 2))
     y = pt.vector(dtype="int64")
     lr = np.float32(0.01)
     sgd = optim.make("sgd", model.dense_params)

@@ -1,101 +1,150 @@
-"""Positions split into their live components, vectorized over arrays of state integers.
+"""Positions split into their live components, and one key per shape, over arrays.
 
 The value of a flip position is the XOR of the values of its connected groups of full
 cells, and a full cell with no full neighbour is worth nothing. So a position can be
-handed to a network as the list of its groups of two or more cells, each moved to the
-top-left corner and put in a canonical orientation: the network then has to learn the
-value of a shape once, wherever and however it lies on the board.
+handed to a model as the list of its groups of two or more cells, each named by its
+shape's key: the Cram solver's canonical form (`solve.cram.bits.canonical`: the image
+under rotation and reflection, moved to the corner, that lies with h <= w and has the
+smallest bits), packed into one integer as bits | h << 52 | w << 58. The key is the same
+wherever, however and on whatever board a shape lies, so what a model learns of a shape
+on 5x5 boards it knows on 7x7 ones. Shapes of up to 52 cells of box have a key (any
+board up to 7x7).
 """
 
 import numpy as np
+from numba import njit
 
-from flipnet.datasets.symmetry import Symmetries
+from flipnet.solve.cram.bits import canonical, neighbours, split
+
+BITS = 52  # bits of a packed key that hold the shape's cells
+MAX_BOX = BITS
+
+
+@njit(cache=True)
+def _count_parts(states, h, w):
+    parts = np.empty(64, np.uint64)
+    most = 0
+    for i in range(states.size):
+        most = max(most, split(states[i], h, w, parts))
+    return most
+
+
+@njit(cache=True)
+def _split_all(states, h, w, out):
+    parts = np.empty(64, np.uint64)
+    for i in range(states.size):
+        n = split(states[i], h, w, parts)
+        for k in range(n):
+            out[i, k] = parts[k]
+
+
+@njit(cache=True)
+def _keys(masks, h, w, out):
+    """Keys into `out`; the number of masks whose box is too large to key (left at 0)."""
+    rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
+    too_large = 0
+    for i in range(masks.size):
+        if masks[i]:
+            bits, shape = canonical(masks[i], h, w, rows, trows)
+            if (shape >> 7) * (shape & 127) > 52:
+                too_large += 1
+                continue
+            out[i] = bits | (np.uint64(shape >> 7) << np.uint64(52)) | (np.uint64(shape & 127) << np.uint64(58))
+    return too_large
+
+
+@njit(cache=True)
+def _render(keys, stride, out):
+    """Each key's cells, top-left in a frame whose rows are `stride` cells long."""
+    for i in range(keys.size):
+        key = keys[i]
+        if key == 0:
+            continue
+        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
+        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
+        mask = np.uint64(0)
+        for r in range(h):
+            row = (bits >> np.uint64(r * w)) & ((np.uint64(1) << np.uint64(w)) - np.uint64(1))
+            mask |= row << np.uint64(r * stride)
+        out[i] = mask
+
+
+def key_shape(keys):
+    """(h, w, cells) of each key."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    h = (keys >> np.uint64(52)) & np.uint64(63)
+    w = keys >> np.uint64(58)
+    cells = np.bitwise_count(keys & np.uint64((1 << BITS) - 1))
+    return h.astype(np.int64), w.astype(np.int64), cells.astype(np.int64)
 
 
 class Components:
-    """Live components of rows x cols positions, as canonical masks in the same frame."""
+    """Live components of rows x cols positions, and their shapes' keys."""
 
     def __init__(self, rows, cols):
+        if rows * cols > 64:
+            raise ValueError(f"positions are 64-bit masks: a {rows}x{cols} board has {rows * cols} cells")
         self.rows, self.cols = rows, cols
-        self.n = rows * cols
-        self.symmetries = Symmetries(rows, cols)
-        full = (1 << self.n) - 1
-        first_col = sum(1 << (r * cols) for r in range(rows))
-        self.row_mask = np.uint64((1 << cols) - 1)
-        self.full = np.uint64(full)
-        self.first_col = np.uint64(first_col)
-        self.not_first_col = np.uint64(full & ~first_col)
-        self.not_last_col = np.uint64(full & ~(first_col << (cols - 1)))
-
-    def neighbours(self, masks):
-        """Cells next to a cell of each mask (the masks' own cells may be among them)."""
-        c = np.uint64(1)
-        w = np.uint64(self.cols)
-        return (((masks << c) & self.not_first_col) | ((masks >> c) & self.not_last_col)
-                | ((masks << w) & self.full) | (masks >> w))
+        # a frame that holds every shape of the board in canonical orientation (h <= w)
+        self.frame = (min(rows, cols), max(rows, cols))
 
     def live(self, states):
         """States with every full cell that has no full neighbour cleared (value unchanged)."""
         states = np.asarray(states, dtype=np.uint64)
-        return states & self.neighbours(states)
+        return states & _neighbours_all(states, self.rows, self.cols)
 
     def split(self, states):
-        """(n, k) uint64 masks: the live components of each state, largest slot count k
-        needed, empty slots 0; in each row the components appear in order of their
+        """(n, k) uint64 masks on the board: the live components of each state, k the most
+        any state has, empty slots 0; in each row the components in order of their
         lowest cell."""
-        remaining = self.live(states)
-        found = []
-        while remaining.any():
-            rows = np.flatnonzero(remaining)
-            rest = remaining[rows]
-            grown = rest & (~rest + np.uint64(1))  # the lowest full cell
-            while True:
-                bigger = (grown | self.neighbours(grown)) & rest
-                if np.array_equal(bigger, grown):
-                    break
-                grown = bigger
-            column = np.zeros(remaining.shape, dtype=np.uint64)
-            column[rows] = grown
-            remaining[rows] = rest & ~grown
-            found.append(column)
-        return np.stack(found, axis=1) if found else np.zeros((len(remaining), 0), np.uint64)
-
-    def to_corner(self, masks):
-        """Masks shifted up and left until they touch the top row and the left column."""
-        masks = np.asarray(masks, dtype=np.uint64)
-        out = masks.copy()
-        for _ in range(self.rows - 1):  # up: while the top row is empty
-            empty = (out != 0) & ((out & self.row_mask) == 0)
-            out[empty] >>= np.uint64(self.cols)
-        for _ in range(self.cols - 1):  # left: while the first column is empty
-            empty = (out != 0) & ((out & self.first_col) == 0)
-            out[empty] >>= np.uint64(1)
+        states = np.ascontiguousarray(states, dtype=np.uint64).ravel()
+        out = np.zeros((states.size, _count_parts(states, self.rows, self.cols)), np.uint64)
+        _split_all(states, self.rows, self.cols, out)
         return out
 
-    def canonical(self, masks):
-        """The smallest corner-shifted image of each mask under the board's symmetries
-        that keep it inside the frame (all 8 for a square board)."""
-        masks = np.asarray(masks, dtype=np.uint64)
-        best = self.to_corner(masks)
-        for g in range(1, len(self.symmetries)):
-            best = np.minimum(best, self.to_corner(self.symmetries.image(masks, g)))
-        return best
+    def keys(self, masks):
+        """The shape key of each mask (0 for 0), same shape as `masks`."""
+        masks = np.ascontiguousarray(masks, dtype=np.uint64)
+        out = np.zeros(masks.size, np.uint64)
+        if _keys(masks.ravel(), self.rows, self.cols, out):
+            raise ValueError(f"a component's box has more than {MAX_BOX} cells: shape keys stop there")
+        return out.reshape(masks.shape)
 
     def shapes(self, states):
-        """The canonical masks of every live component of the states, in one flat array."""
+        """The keys of every live component of the states, in one flat array."""
         parts = self.split(states)
-        return self.canonical(parts[parts != 0])
+        return self.keys(parts[parts != 0])
 
     def encode(self, states, slots):
-        """(n, slots) uint32: the canonical live components of each state, 0 for unused
+        """(n, slots) uint64: the shape keys of each state's live components, 0 for unused
         slots; an error if a state has more components than slots."""
         parts = self.split(states)
         if parts.shape[1] > slots:
             raise ValueError(f"a position has {parts.shape[1]} live components; "
                              f"the model has {slots} slots")
-        out = np.zeros((parts.shape[0], slots), dtype=np.uint32)
-        out[:, :parts.shape[1]] = np.where(parts != 0, self.canonical(parts), 0)
+        out = np.zeros((parts.shape[0], slots), dtype=np.uint64)
+        out[:, :parts.shape[1]] = self.keys(parts)
         return out
+
+    def render(self, keys, frame=None):
+        """Masks of the keys' cells, top-left in a (rows, cols) frame (default: the board's
+        `frame`); a key that does not fit is an error."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        frame_rows, frame_cols = frame or self.frame
+        h, w, _ = key_shape(keys)
+        if ((keys != 0) & ((h > frame_rows) | (w > frame_cols))).any():
+            raise ValueError(f"a shape does not fit the {frame_rows}x{frame_cols} frame")
+        out = np.zeros(keys.size, np.uint64)
+        _render(keys.ravel(), frame_cols, out)
+        return out.reshape(keys.shape)
+
+
+@njit(cache=True)
+def _neighbours_all(states, h, w):
+    out = np.empty_like(states)
+    for i in range(states.size):
+        out[i] = neighbours(states[i], h, w)
+    return out
 
 
 def adjacency(rows, cols):
@@ -106,13 +155,12 @@ def adjacency(rows, cols):
 
 
 def new_shape_positions(rows, cols, train_states, states):
-    """True for each of `states` that holds a live component whose canonical shape is the
-    shape of no live component of any training state."""
+    """True for each of `states` that holds a live component whose shape is the shape of
+    no live component of any training state."""
     components = Components(rows, cols)
     met = np.unique(components.shapes(train_states))
-    parts = components.split(states)
-    shapes = np.where(parts != 0, components.canonical(parts), 0)
-    return ((shapes != 0) & ~np.isin(shapes, met)).any(axis=1)
+    keys = components.keys(components.split(states))
+    return ((keys != 0) & ~np.isin(keys, met)).any(axis=1)
 
 
 def shape_split_errors(rows, cols, train_states, test_states, wrong):
@@ -123,3 +171,57 @@ def shape_split_errors(rows, cols, train_states, test_states, wrong):
     return {"test_share_new_shapes": float(new.mean()) if new.size else 0.0,
             "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
             "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}
+
+
+@njit(cache=True)
+def _options(keys, option_start, part_start, part_keys, fill):
+    """Every option of every shape: the shape minus one domino, as the keys of its parts
+    (components of two cells or more). First pass (fill False) counts, second fills."""
+    rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
+    parts = np.empty(64, np.uint64)
+    n_options = n_parts = 0
+    for i in range(keys.size):
+        if fill:
+            option_start[i] = n_options
+        key = keys[i]
+        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
+        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
+        for vertical in range(2):
+            step = np.uint64(w) if vertical else np.uint64(1)
+            if vertical:
+                moves = bits & (bits >> step)
+            else:
+                last_col = np.uint64(0)
+                for r in range(h):
+                    last_col |= np.uint64(1) << np.uint64(r * w + w - 1)
+                moves = bits & (bits >> step) & ~last_col
+            while moves:
+                low = moves & (~moves + np.uint64(1))
+                moves &= moves - np.uint64(1)
+                if fill:
+                    part_start[n_options] = n_parts
+                for k in range(split(bits & ~(low | (low << step)), h, w, parts)):
+                    if fill:
+                        pb, ps = canonical(parts[k], h, w, rows, trows)
+                        part_keys[n_parts] = pb | (np.uint64(ps >> 7) << np.uint64(52)) | \
+                            (np.uint64(ps & 127) << np.uint64(58))
+                    n_parts += 1
+                n_options += 1
+    if fill:
+        option_start[keys.size] = n_options
+        part_start[n_options] = n_parts
+    return n_options, n_parts
+
+
+def options(keys):
+    """(option_start, part_start, part_keys): the options of shape i are option_start[i]
+    to option_start[i + 1]; the parts of option j are part_keys[part_start[j]:part_start[j + 1]]
+    (keys of the components left by a move; none when nothing of two cells is left)."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
+    empty = np.zeros(1, np.int64)
+    n_options, n_parts = _options(keys, empty, empty, np.zeros(1, np.uint64), False)
+    option_start = np.zeros(keys.size + 1, np.int64)
+    part_start = np.zeros(n_options + 1, np.int64)
+    part_keys = np.zeros(max(n_parts, 1), np.uint64)
+    _options(keys, option_start, part_start, part_keys, True)
+    return option_start, part_start, part_keys[:n_parts]

@@ -37,9 +37,9 @@ def _carried(model, optimizer):
 
 
 def epoch_function(model, optimizer):
-    """f(inputs[n_batches, batch, *input_shape] uint32, labels[n_batches, batch] int64, lr)
+    """f(inputs[n_batches, batch, *input_shape] (model.input_dtype), labels[n_batches, batch] int64, lr)
     -> mean loss. The inputs are states, or whatever `model.prepare` made of them."""
-    states = pt.tensor("states", dtype="uint32", shape=(None,) * (2 + len(model.input_shape)))
+    states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (2 + len(model.input_shape)))
     labels = pt.matrix("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
     n_params, n_state = len(model.dense_params), len(optimizer.state)
@@ -79,7 +79,7 @@ def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK, between_calls=Non
 
 def step_function(model, optimizer):
     """f(inputs[batch, *input_shape], labels[batch], lr) -> loss: one minibatch per call."""
-    states = pt.tensor("states", dtype="uint32", shape=(None,) * (1 + len(model.input_shape)))
+    states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
     labels = pt.vector("labels", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
     loss, new_params, new_state, new_memory = training_step(
@@ -96,7 +96,7 @@ class Predictor:
     """
 
     def __init__(self, model, chunk=1 << 16, symmetries=None):
-        states = pt.tensor("states", dtype="uint32", shape=(None,) * (1 + len(model.input_shape)))
+        states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
         logits = model.logits(states)
         if symmetries is None:
             self._fn = pytensor.function([states], pt.argmax(logits, axis=-1))
@@ -113,7 +113,7 @@ class Predictor:
         return cls(model, symmetries=Symmetries(model.rows, model.cols) if tta else None)
 
     def __call__(self, states):
-        states = np.asarray(states, dtype=np.uint32)
+        states = np.asarray(states, dtype=np.uint64)
         if self.symmetries is None:
             return self.on_inputs(states, self.prepare)
         out = np.empty(states.size, dtype=np.int64)
@@ -133,4 +133,26 @@ class Predictor:
         for i in range(0, len(inputs), self.chunk):
             part = inputs[i:i + self.chunk]
             out[i:i + self.chunk] = self._fn(prepare(part) if prepare else part)
+        return out
+
+
+class ComponentPredictor:
+    """A component model's value of each shape key (argmax of its network's logits plus
+    its memory row), in large compiled batches: what one ply of lookahead reads."""
+
+    def __init__(self, model, chunk=1 << 16):
+        inputs = pt.vector("inputs", dtype="uint64")
+        rows = pt.vector("rows", dtype="int64")
+        p = dict(zip(model.names, model.params))
+        memory = p["memory"][rows] if model.memory is not None else None
+        logits = model.component_logits(inputs, p, memory)
+        self._fn = pytensor.function([inputs, rows], pt.argmax(logits, axis=0), on_unused_input="ignore")
+        self.model, self.chunk = model, chunk
+
+    def __call__(self, keys):
+        keys = np.asarray(keys, dtype=np.uint64)
+        out = np.empty(keys.size, dtype=np.int64)
+        for i in range(0, keys.size, self.chunk):
+            part = keys[i:i + self.chunk]
+            out[i:i + self.chunk] = self._fn(self.model.network_inputs(part), self.model.memory_index(part))
         return out

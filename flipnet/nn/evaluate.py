@@ -1,35 +1,149 @@
-"""Error rates of a saved model on the parts of a dataset split (`flipnet evaluate`).
+"""Error rates of a saved model (`flipnet evaluate`): on the parts of a table's split, or
+on a sampled dataset of a larger board, per density; optionally with one ply of
+lookahead for the shapes the model never met in training.
 
-The same checks as training: the file's boards must be the model's, its labels within
-the model's classes; errors are measured as the run measured them (whole minibatches
-only when its recipe said so).
+The same checks as training: the file's boards must be ones the model can read, its
+labels within the model's classes; errors are measured as the run measured them (whole
+minibatches only when its recipe said so). Every 2D figure is split into positions made
+only of shapes met in training and positions holding a new shape.
 """
+
+import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets import read_split
-from flipnet.nn.compile import Predictor
+from flipnet.datasets.components import Components
+from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
+from flipnet.datasets.sampled import read as read_sample
+from flipnet.nn.compile import ComponentPredictor, Predictor
+from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.metrics import error_rate, evaluated
 from flipnet.nn.models import check_labels
-from flipnet.nn.store import load_model
+from flipnet.nn.oneply import one_ply
+from flipnet.nn.store import load_model, load_npz
 
 
-def evaluate_file(model_file, data=None, bucket=None):
-    """(model, data path, bucket, {part: (error, states evaluated)})."""
-    model, meta = load_model(model_file)
+def load(model_file):
+    """(model, meta) of a model file: a network, or the lookup baseline's table."""
+    arrays, meta = load_npz(model_file)
+    if meta.get("model") == "lookup2d":
+        try:
+            return ShapeLookup.from_arrays(arrays, int(meta["rows"]), int(meta["cols"])), meta
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FlipnetError(f"{model_file}: not a lookup table ({exc})") from None
+    return load_model(model_file)
+
+
+def on_board(model, rows, cols, where):
+    """The model reading rows x cols positions: itself, or (size-free models) its copy."""
+    if (rows, cols) == (model.rows, model.cols):
+        return model
+    if not hasattr(model, "for_board"):
+        raise FlipnetError(f"{where} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
+    other = model.for_board(rows, cols)
+    if getattr(other, "reader", None) == "cells":
+        raise FlipnetError(f"{where} holds {rows}x{cols} boards; {model.name} reads the cells of "
+                           f"{model.rows}x{model.cols} shapes only (not size-free)")
+    return other
+
+
+def known_shapes(model, meta):
+    """The shapes of the model's training positions."""
+    if isinstance(model, ShapeLookup):
+        return model.keys
+    if getattr(model, "known_shapes", lambda: None)() is not None:
+        return model.known_shapes()
+    config = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
+    split = read_split(config["data"], config.get("bucket", 0))
+    return np.unique(Components(model.rows, model.cols).shapes(split.train[0]))
+
+
+def predictor(model, meta, lookahead=False):
+    """states -> values: the model alone, or with one ply of lookahead on the shapes it
+    never met in training (the 'model + 1-ply mex' rows)."""
+    component_model = isinstance(model, ShapeLookup) or hasattr(model, "components")
+    if not lookahead:
+        return model if isinstance(model, ShapeLookup) else Predictor.as_trained(model, meta)
+    if not component_model:
+        raise FlipnetError(f"one ply of lookahead needs a model that values components; {model.name} does not")
+    value = model.component_values if isinstance(model, ShapeLookup) else ComponentPredictor(model)
+    met = known_shapes(model, meta)
+    components = model.components
+
+    def predict(states):
+        keys = components.keys(components.split(states))
+        if keys.shape[1] == 0:
+            return np.zeros(len(keys), np.int64)
+        shapes, inverse = np.unique(keys, return_inverse=True)
+        values = np.zeros(len(shapes), np.int64)
+        seen = (shapes != 0) & np.isin(shapes, met)
+        new = (shapes != 0) & ~seen
+        values[seen] = value(shapes[seen])
+        if new.any():
+            values[new] = one_ply(value, shapes[new])
+        return np.bitwise_xor.reduce(values[inverse.reshape(keys.shape)], axis=1)
+
+    return predict
+
+
+def _split_errors(predicted, labels, states, model, met):
+    wrong = np.asarray(predicted) != np.asarray(labels)
+    out = {"error": float(wrong.mean()) if wrong.size else None, "states": int(len(states))}
+    if met is not None and model.rows > 1:
+        keys = Components(model.rows, model.cols)
+        keys = keys.keys(keys.split(states))
+        new = ((keys != 0) & ~np.isin(keys, met)).any(axis=1)
+        out.update(share_new_shapes=float(new.mean()), error_known_shapes=float(wrong[~new].mean()) if
+                   (~new).any() else None, error_new_shapes=float(wrong[new].mean()) if new.any() else None)
+    return out
+
+
+def evaluate_file(model_file, data=None, bucket=None, lookahead=False):
+    """{"model", "data", "board", "lookahead", "parts": {name: errors}} for a table's split
+    (train, valid, test) or a sample (one part per density)."""
+    model, meta = load(model_file)
     trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
     data = data or trained.get("data")
     bucket = trained.get("bucket", 0) if bucket is None else bucket
     if not data:
         raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")
-    split = read_split(data, bucket)
-    rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
-    if (rows, cols) != (model.rows, model.cols):
-        raise FlipnetError(f"{data} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
-    check_labels(model, split, data)
-    predict = Predictor.as_trained(model, meta)
-    eval_batch = int(trained.get("eval_batch", 0) or 0)
-    errors = {}
-    for part in ("train", "valid", "test"):
-        states, labels = evaluated(getattr(split, part), eval_batch if part != "train" else 0)
-        errors[part] = (error_rate(predict(states), labels), len(states))
-    return model, data, bucket, errors
+    met = known_shapes(model, meta) if model.rows > 1 else None
+    record = {"model": model.name, "file": str(model_file), "data": str(data), "lookahead": lookahead}
+    if _is_sample(data):
+        sample = read_sample(data)
+        rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
+        model = on_board(model, rows, cols, data)
+        predict = predictor(model, meta, lookahead)
+        parts = {}
+        for density in sample.attrs["densities"]:
+            states, labels = sample.at(density)
+            parts[f"density {density:g}"] = _split_errors(predict(states), labels, states, model, met)
+    else:
+        split = read_split(data, bucket)
+        rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
+        if (rows, cols) != (model.rows, model.cols):
+            raise FlipnetError(f"{data} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
+        if not isinstance(model, ShapeLookup):
+            check_labels(model, split, data)
+        predict = predictor(model, meta, lookahead)
+        eval_batch = int(trained.get("eval_batch", 0) or 0)
+        parts = {}
+        for part in ("train", "valid", "test"):
+            states, labels = evaluated(getattr(split, part), eval_batch if part != "train" else 0)
+            parts[part] = _split_errors(predict(states), labels, states, model, met if part == "test" else None)
+        record["bucket"] = bucket
+    record.update(board=f"{rows}x{cols}", parts=parts)
+    return record
+
+
+def _is_sample(path):
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            return f.attrs.get("format") == SAMPLE_FORMAT
+    except OSError:
+        return False
+
+
+__all__ = ["error_rate", "evaluate_file", "load", "predictor"]

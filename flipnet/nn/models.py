@@ -11,6 +11,7 @@ import pytensor.tensor as pt
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components, adjacency
+from flipnet.datasets.shapes import FEATURES, ShapeTable
 from flipnet.nn import FLOAT
 from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense, layer_norm,
                                live_cells, multi_filter_correlation, multiwidth_conv1d)
@@ -37,6 +38,7 @@ class Model:
     """
 
     input_shape = ()
+    input_dtype = "uint32"  # of the arrays `prepare` makes
 
     def __init__(self, name, rows, cols, n_classes, init, forward):
         self.name, self.rows, self.cols, self.n_classes = name, rows, cols, n_classes
@@ -61,7 +63,7 @@ class Model:
         """Restore `buffers()` from a model file's arrays."""
 
     def prepare(self, states):
-        return np.asarray(states, dtype=np.uint32)
+        return np.asarray(states, dtype=self.input_dtype)
 
     @property
     def n_cells(self):
@@ -259,12 +261,18 @@ def _walsh_hadamard(n):
 
 class ComponentModel(Model):
     """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
-    its live components' values (flipnet.components). One network (`forward`: component
-    masks -> logits over values 0..n_classes-1) reads every component; the position's
-    distribution is the XOR-convolution of its components' distributions, computed
-    exactly as a product in the Walsh-Hadamard domain. An empty slot counts as value 0
-    and costs nothing: inside a batch the positions are ordered by their number of
-    components, so slot k is used by a prefix of them and only used slots are computed.
+    its live components' values (`datasets.components`). One network (`forward`) reads
+    every component; the position's distribution is the XOR-convolution of its
+    components' distributions, computed exactly as a product in the Walsh-Hadamard
+    domain. An empty slot counts as value 0 and costs nothing: inside a batch the
+    positions are ordered by their number of components, so slot k is used by a prefix
+    of them and only used slots are computed.
+
+    Components are named by their shapes' keys (the same on every board). The network
+    reads a component as `reader` says: "cells", the shape's cells top-left in a
+    (rows, cols) `frame` (default the board's; a shape that does not fit cannot be read), or
+    "features", a size-free description (`datasets.shapes`) kept in a table that grows
+    with the shapes met (a pure function of the shape: no labels in it).
 
     With a memory, the model also keeps one row of logits per component shape seen in
     training (its vocabulary, fixed by `fit`), added to the network's logits for that
@@ -275,45 +283,79 @@ class ComponentModel(Model):
     """
 
     memory_gain = 250.0  # a step of 0.5 per occurrence at Adam's rate 0.002
+    input_dtype = "uint64"
 
-    def __init__(self, name, rows, cols, n_classes, init, forward, slots, memory=False):
+    def __init__(self, name, rows, cols, n_classes, init, forward, slots, memory=False,
+                 reader="cells", frame=None):
         super().__init__(name, rows, cols, n_classes, init, forward)
-
         self.components, self.slots = Components(rows, cols), slots
+        self.reader = reader
+        self.frame = frame or self.components.frame
         self.input_shape = (slots, 2) if memory else (slots,)
         self.hadamard = pt.constant(_walsh_hadamard(n_classes).astype(FLOAT))
+        if reader == "features":  # descriptions of the shapes met, read by row in the graph
+            self.features = ShapeTable()
+            self.feature_table = pytensor.shared(np.zeros((1, FEATURES), dtype=FLOAT),
+                                                 shape=(None, FEATURES), name="shape_table")
         if memory:
             self.memory = pytensor.shared(np.zeros((1, n_classes), dtype=FLOAT), name="memory",
                                           shape=(None, n_classes))
             self.names.append("memory")
             self.params.append(self.memory)
-            self.vocabulary = np.zeros(0, dtype=np.uint32)
+            self.vocabulary = np.zeros(0, dtype=np.uint64)
 
     def fit(self, train_states):
         if self.memory is not None:
-            shapes = self.components.shapes(train_states)
-            self.set_buffers({"vocabulary": np.unique(shapes).astype(np.uint32)})
+            self.set_buffers({"vocabulary": np.unique(self.components.shapes(train_states))})
 
     def buffers(self):
         return {} if self.memory is None else {"vocabulary": self.vocabulary}
 
     def set_buffers(self, arrays):
         if self.memory is not None:
-            self.vocabulary = np.asarray(arrays["vocabulary"], dtype=np.uint32)
+            self.vocabulary = np.asarray(arrays["vocabulary"], dtype=np.uint64)
             self.memory.set_value(np.zeros((len(self.vocabulary) + 1, self.n_classes), dtype=FLOAT))
 
+    def for_board(self, rows, cols):
+        """The same model reading rows x cols positions: its weights and memory are shared,
+        only the number of slots grows with the board (a "cells" reader keeps its frame,
+        so it reads only shapes that fit it)."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.rows, other.cols, other.components = rows, cols, Components(rows, cols)
+        other.slots = max(self.slots, -(-(rows * cols) // 3))
+        other.input_shape = (other.slots, *self.input_shape[1:])
+        return other
+
+    def network_inputs(self, keys):
+        """What the network reads for each key: frame masks, or rows of the feature table."""
+        if self.reader == "features":
+            rows = self.features.rows(keys)
+            self.feature_table.set_value(self.features.array.astype(FLOAT))
+            return rows
+        return self.components.render(keys, self.frame)
+
+    def memory_index(self, keys):
+        """The memory row of each key: its place in the vocabulary, or the last (zero) row
+        for a shape not met in training (and for no shape at all)."""
+        vocabulary = self.vocabulary if self.memory is not None else np.zeros(0, np.uint64)
+        index = np.searchsorted(vocabulary, keys)
+        known = (keys != 0) & (index < len(vocabulary))
+        known[known] = vocabulary[index[known]] == keys[known]
+        return np.where(known, index, len(vocabulary)).astype(np.int64)
+
+    def known_shapes(self):
+        """The shapes the model met in training (its vocabulary), or None without a memory."""
+        return self.vocabulary if self.memory is not None else None
+
     def prepare(self, states):
-        """(n, slots) component masks, used slots first; with a memory, (n, slots, 2):
-        masks and memory rows."""
-        masks = self.components.encode(states, self.slots)
+        """(n, slots) network inputs of the components, used slots first (0: empty); with
+        a memory, (n, slots, 2): those and the memory rows."""
+        keys = self.components.encode(states, self.slots)
+        inputs = np.where(keys != 0, self.network_inputs(keys), 0).astype(np.uint64)
         if self.memory is None:
-            return masks
-        vocabulary = self.vocabulary
-        index = np.searchsorted(vocabulary, masks)
-        known = (masks != 0) & (index < len(vocabulary))
-        known[known] = vocabulary[index[known]] == masks[known]
-        rows = np.where(known, index, len(vocabulary)).astype(np.uint32)
-        return np.stack([masks, rows], axis=-1)
+            return inputs
+        return np.stack([inputs, self.memory_index(keys).astype(np.uint64)], axis=-1)
 
     def _packed(self, inputs):
         """(used slots' inputs, the batch order that packs them, used count per slot):
@@ -330,16 +372,24 @@ class ComponentModel(Model):
         """The memory row of every used slot of a batch of prepared inputs, packed."""
         return pt.cast(self._packed(inputs)[0][:, 1], "int64")
 
+    def component_logits(self, net_inputs, p, rows=None):
+        """(values, components) logits of packed components: the network's reading of each,
+        plus its memory row."""
+        if self.reader == "features":
+            net_inputs = self.feature_table[pt.cast(net_inputs, "int64")].T  # (features, components)
+        x = self._forward(net_inputs, p)
+        return x if rows is None else x + rows.T
+
     def logits(self, inputs, params=None, rows=None):
         """Log-probabilities of the values, one row per position; `rows` stands in for
         the gathered memory rows (the trainer's sparse update needs them as a variable)."""
         p = dict(zip(self.names, params or self.params))
         packed, order, counts = self._packed(inputs)
         if self.memory is None:
-            x = self._forward(packed, p)
+            x = self.component_logits(packed, p)
         else:
             rows = p["memory"][self.memory_rows(inputs)] if rows is None else rows
-            x = self._forward(packed[:, 0], p) + rows.T
+            x = self.component_logits(packed[:, 0], p, rows)
         shifted = x - pt.max(x, axis=0, keepdims=True)
         probs = pt.exp(shifted) / pt.sum(pt.exp(shifted), axis=0, keepdims=True)
         spectrum = pt.dot(self.hadamard, probs)  # (values, used slots)
@@ -365,7 +415,7 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name=
     """A ComponentModel whose component network is an MLP (cells -> 256 -> 128 -> 16,
     relu) on the canonical component's cells: it has to learn every shape's value, from
     positions' values only."""
-    n = rows * cols
+    n = rows * cols  # the frame of canonical shapes, min(rows, cols) x max(rows, cols)
     # 6 for 5x5: the most any 5x5 position has (checked over all 2^25); else n/3 rounded up
     slots = slots or (6 if (rows, cols) == (5, 5) else -(-n // 3))
     sizes = [n, *widths, n_classes]
@@ -387,3 +437,25 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name=
 def xormem2d(rng, rows, cols):
     """xornet2d with a memory of the component shapes met in training (ComponentModel)."""
     return xornet2d(rng, rows, cols, name="xormem2d", memory=True)
+
+
+@register("featmem2d", "grid")
+def featmem2d(rng, rows, cols, n_classes=16, widths=(128, 64)):
+    """Size-free: a ComponentModel whose network reads a shape's description
+    (`datasets.shapes`: 8-neighbourhood patterns, degrees, size; the same numbers on any
+    board) -> 128 -> 64 -> 16, relu, with a memory of the training shapes. It reads
+    positions of any board; what it learnt of a shape on 5x5 boards it applies anywhere."""
+    sizes = [FEATURES, *widths, n_classes]
+    init = {}
+    for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        init[f"W{k}"] = normal(rng, np.sqrt(2 / n_in), (n_in, n_out))
+        init[f"b{k}"] = np.zeros(n_out)
+
+    def forward(x, p):  # x: (features, components)
+        for k in range(len(sizes) - 1):
+            x = dense(x, p[f"W{k}"], p[f"b{k}"], "relu" if k < len(sizes) - 2 else "linear")
+        return x
+
+    slots = 6 if (rows, cols) == (5, 5) else -(-(rows * cols) // 3)
+    return ComponentModel("featmem2d", rows, cols, n_classes, init, forward, slots, memory=True,
+                          reader="features")
