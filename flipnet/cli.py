@@ -350,10 +350,13 @@ def cmd_evaluate(args):
     where = f", bucket {record['bucket']}" if "bucket" in record else ""
     how = " + 1-ply mex on new shapes" if args.one_ply else ""
     print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
+    def pct(x):
+        return "-" if x is None else f"{x:.4%}"
+
     for part, e in record["parts"].items():
-        split = (f"  (known shapes {e['error_known_shapes']:.4%}, new shapes {e['error_new_shapes']:.4%} "
-                 f"on {e['share_new_shapes']:.1%} of positions)" if e.get("error_new_shapes") is not None else "")
-        print(f"  {part:<12} {e['error']:8.4%} error on {e['states']} positions{split}")
+        split = (f"  (known shapes {pct(e['error_known_shapes'])}, new shapes {pct(e['error_new_shapes'])} "
+                 f"on {e['share_new_shapes']:.1%} of positions)" if "share_new_shapes" in e else "")
+        print(f"  {part:<12} {pct(e['error']):>9} error on {e['states']} positions{split}")
     if args.out:
         write_json(args.out, record)
 
