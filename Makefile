@@ -10,10 +10,11 @@ FLIPNET := $(BIN)/flipnet
 # the other core free, and keeps float results identical from run to run.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv test test-quick data bench clean train-1d train-1d-fast train-1d-fc train-1d-best \
-        train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv train-2d-xornet \
-        train-2d-xormem train-2d-best train-nim train-es arena compare readme \
-        compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
+.PHONY: help venv test test-quick data data-large endgame bench bench-large clean train-1d train-1d-fast \
+        train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
+        train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-best beyond \
+        train-nim train-es arena compare readme compare-seeds compare-seeds-1d compare-seeds-2d \
+        compare-seeds-faithful-1d
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -39,8 +40,19 @@ data/flip1d.h5: | $(READY)
 data/flip2d.h5: | $(READY)
 	$(FLIPNET) data --only flip2d --out-dir data
 
-bench: $(READY) ## timings beside reference implementations, as ratios
+data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver
+
+data/flip6x6.h5 data/flip7x7.h5: | $(READY)
+	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data
+
+endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache/flipnet)
+	$(FLIPNET) endgame
+
+bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14)
 	$(FLIPNET) bench --out results/bench.json
+
+bench-large: $(READY) ## the Cram solver on 6x7 and 7x7 (long: see docs/cram.md)
+	$(FLIPNET) bench --only cram-large --out results/bench-large.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start
@@ -80,7 +92,26 @@ train-2d-xornet: data/flip2d.h5 ## beyond the paper: XOR of learnt component val
 train-2d-xormem: data/flip2d.h5 ## xornet2d with a memory of training shapes (xormem2d)
 	$(TRAIN) xormem2d
 
-train-2d-best: train-2d-xormem ## the best 2D model under the rules of docs/results.md
+train-2d-lookup: data/flip2d.h5 ## the no-learning baseline: shape values read from training labels
+	$(TRAIN) lookup2d
+
+train-2d-featmem: data/flip2d.h5 ## beyond the paper, size-free: a network on shape descriptions + memory
+	$(TRAIN) featmem2d
+
+train-2d-best: train-2d-xormem ## the best 2D network by validation error (docs/results.md)
+
+# Every component model on the 5x5 test set and, where it reads any board, on the 6x6 and
+# 7x7 samples; alone and with one ply of lookahead on the shapes it never met.
+BEYOND_MODELS := lookup2d xormem2d featmem2d
+SIZE_FREE := lookup2d featmem2d
+beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
+	for m in $(BEYOND_MODELS); do \
+	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
+	  $(FLIPNET) evaluate results/$$m.npz --one-ply --out results/eval-$$m-5x5-1ply.json || exit 1; done
+	for m in $(SIZE_FREE); do for b in 6x6 7x7; do \
+	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --out results/eval-$$m-$$b.json || exit 1; \
+	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --out results/eval-$$m-$$b-1ply.json \
+	    || exit 1; done; done
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt
 	$(FLIPNET) train-nim --weights data/nimWeights.txt --results results/nim.json

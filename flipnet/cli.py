@@ -148,6 +148,10 @@ def build_parser():
     p.add_argument("--readme", help="also rewrite the compare block of this README")
     p.set_defaults(run=cmd_compare)
 
+    p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
+    p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
+    p.set_defaults(run=cmd_endgame)
+
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
     p.add_argument("--only", nargs="*", help="sections to run (default: all)")
     p.add_argument("--out", help="also write the timings as JSON")
@@ -543,6 +547,16 @@ def cmd_compare(args):
 
     for line in run(args.claims, args.results_dir, args.data_dir, args.out, args.figures, args.readme):
         print(line)
+
+
+def cmd_endgame(args):
+    from flipnet.solve.cram.endgame import Endgame, cache_dir
+
+    start = time.perf_counter()
+    endgame = Endgame.load_or_build(args.dir, log=print)
+    boxes = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
+    print(f"endgame database in {args.dir or cache_dir()}: boxes {boxes}, {endgame.nbytes / 1e6:.0f} MB, "
+          f"ready in {time.perf_counter() - start:.1f} s")
 
 
 def cmd_bench(args):

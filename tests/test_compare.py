@@ -167,3 +167,22 @@ def test_a_target_of_flipnets_own_gets_its_own_verdict_words(tmp_path):
     assert compare.compare([target], tmp_path)[0].verdict == "target met"
     (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.021}))
     assert compare.compare([target], tmp_path)[0].verdict == "target not met"
+
+
+def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
+    from flipnet.base.files import write_json
+    from flipnet.report import beyond
+
+    assert beyond.markdown(tmp_path) == ""  # nothing evaluated: no table
+    test = {"error": 0.0209, "states": 10, "share_new_shapes": 0.032, "error_known_shapes": 0.0,
+            "error_new_shapes": 0.6526}
+    write_json(tmp_path / "eval-lookup2d-5x5.json", {"parts": {"test": test}})
+    write_json(tmp_path / "eval-featmem2d-7x7-1ply.json", {"parts": {"density 0.5": {"error": 0.041}}})
+    write_json(tmp_path / "featmem2d.json", {"valid_error": 0.01, "best_epoch": 28, "config": {"epochs": 30}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `lookup2d`"].split(" | ")[1:4] == ["2.09%", "0.00%", "65.26% (3.2% of positions)"]
+    assert "no training" in rows["| `lookup2d`"]
+    assert rows["| `featmem2d` + 1-ply mex"].split(" | ")[4:6] == ["-", "4.10%"]
+    assert "epoch 28 of 30 by validation (1.00%)" in rows["| `featmem2d` + 1-ply mex"]
+    assert rows["| `xormem2d`"].split(" | ")[1] == "-"

@@ -30,7 +30,7 @@ class Recipe:
         return TrainConfig(recipe=self.name, name=self.name, **settings)
 
 
-# What the original scripts did (ORIGINAL.md, "What the original scripts do"): one
+# What the original scripts did (docs/sources.md, "What the original scripts do"): one
 # shuffled order walked every epoch, validation once an epoch, test error of the best-
 # validation model, errors over whole minibatches only.
 PAPER_1D = dict(data="flip1d", bucket=0, optimizer="sgd", lr=0.01, batch=20, epochs=1000,

@@ -1,6 +1,6 @@
 """A (1 + lambda) evolution strategy that learns to play Nim from match results.
 
-The student's ES (ORIGINAL.md section 4) weighted the choices of each row and scored
+The student's ES (docs/sources.md section 4) weighted the choices of each row and scored
 them with hand-written rules. Here the fitness is what the issue asks: the win rate of
 matches against the random player. An individual is the weight vector of a linear
 policy over features of the position a move leaves (the move with the highest score is

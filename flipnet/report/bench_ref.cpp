@@ -1,4 +1,4 @@
-// The original study's 2D table generator, as ORIGINAL.md describes it: walk all states
+// The original study's 2D table generator, as docs/sources.md (section 1) describes it: walk all states
 // in increasing order, collect the children's values in a hash set, take the mex.
 // Single-threaded; built with g++ -O2 by `make bench` as the yardstick for flipnet's DP.
 #include <cstdint>

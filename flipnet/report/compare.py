@@ -318,7 +318,7 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
     """`flipnet compare`: the table (printed and written to `out`), the figures, and
     optionally the README's block; the lines to print."""
     from flipnet.base.files import check_writable, ensure_dir, write_text
-    from flipnet.report import plots
+    from flipnet.report import beyond, plots
 
     claims = load_claims(claims_path)
     ensure_dir(Path(out).parent)  # results/ on a fresh clone: one level, its parent must exist
@@ -326,11 +326,13 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
         check_writable(path)
     readme_text = _readme_text(readme) if readme else None  # checked before anything is written
     rows = compare(claims, results_dir)
-    table = markdown(rows)
+    extra = beyond.markdown(results_dir)
+    table = markdown(rows) + ("\n" + extra if extra else "")
     runs = training_runs(results_dir)
     written = plots.write_all(runs, class_counts(data_dir), figures)
     write_text(out, table)
-    lines = [text_table(rows), "", f"wrote {out}" + "".join(f", {p}" for p in written)]
+    lines = [text_table(rows)] + (["", extra.rstrip()] if extra else [])
+    lines += ["", f"wrote {out}" + "".join(f", {p}" for p in written)]
     if readme:
         write_text(readme, replace_block(readme_text, table))
         lines.append(f"updated the compare table in {readme}")

@@ -1,0 +1,77 @@
+"""The component models beside their no-learning baseline (`make beyond`, then `make compare`).
+
+Reads the evaluations `make beyond` writes, `results/eval-MODEL-BOARD[-1ply].json`: each
+model alone and with one ply of lookahead (the mex over the model's own values of the
+children, used only on shapes it never met), on the 5x5 test set (split by positions made
+of known shapes and positions holding a new one) and on the sampled 6x6 and 7x7 boards,
+which no model trained on. `lookup2d` is the baseline: shape values read from training
+labels, no learning. A figure that is missing is shown as `-` with the command behind it.
+"""
+
+from pathlib import Path
+
+from flipnet.base.files import read_json
+
+MODELS = (
+    ("lookup2d", "no learning: shape values read from training labels, unseen shapes get "
+                 "their size's most common value"),
+    ("xormem2d", "network on the cells of a 5x5 frame + memory of training shapes"),
+    ("featmem2d", "size-free network on shape descriptions + memory of training shapes"),
+)
+LARGE = ("6x6", "7x7")
+DENSITY = "density 0.5"
+GOALS = "new shapes <= 5%, 5x5 test <= 0.3%, 6x6 <= 2%, 7x7 <= 5% (at density 0.5)"
+
+
+def _eval(results_dir, model, board, one_ply):
+    path = Path(results_dir) / f"eval-{model}-{board}{'-1ply' if one_ply else ''}.json"
+    return read_json(path, "evaluation") if path.exists() else None
+
+
+def _pct(x):
+    return "-" if x is None else f"{100 * x:.2f}%"
+
+
+def _row(results_dir, model, one_ply):
+    small = _eval(results_dir, model, "5x5", one_ply)
+    test = (small or {}).get("parts", {}).get("test", {})
+    large = []
+    for board in LARGE:
+        record = _eval(results_dir, model, board, one_ply)
+        large.append(_pct((record or {}).get("parts", {}).get(DENSITY, {}).get("error")))
+    trained = Path(results_dir) / f"{model}.json"
+    run = read_json(trained, "results file") if trained.exists() else {}
+    valid = run.get("valid_error")
+    chosen = ("no training" if model == "lookup2d" else
+              f"epoch {run.get('best_epoch', '?')} of {run.get('config', {}).get('epochs', '?')} by "
+              f"validation ({_pct(valid)})" if run else "-")
+    name = f"`{model}`" + (" + 1-ply mex" if one_ply else "")
+    share = test.get("share_new_shapes")
+    new = _pct(test.get("error_new_shapes")) + (f" ({share:.1%} of positions)" if share else "")
+    return (f"| {name} | {_pct(test.get('error'))} | {_pct(test.get('error_known_shapes'))} | {new} "
+            f"| {large[0]} | {large[1]} | {chosen} |"), small is not None
+
+
+def markdown(results_dir="results"):
+    """The table, or '' when no evaluation has been run."""
+    rows, seen = [], False
+    for model, _ in MODELS:
+        for one_ply in (False, True):
+            line, present = _row(results_dir, model, one_ply)
+            rows.append(line)
+            seen |= present
+    if not seen:
+        return ""
+    header = ["### Beyond the paper: values of shapes and boards never seen in training", "",
+              "| model | 5x5 test | known shapes | new shapes | 6x6 | 7x7 | how chosen |",
+              "|---|---|---|---|---|---|---|"]
+    legend = [
+        "", "Hand-coded in every row: the split into connected components, their canonical form "
+        "under the 8 symmetries and the XOR of their values (Sprague-Grundy). Learnt: the value "
+        "of each shape. 6x6 and 7x7: random boards, each cell full with probability 0.5 "
+        "(`make data-large`), never trained on; `-` where a model cannot read the board or "
+        "the evaluation has not run (`make beyond`). The 1-ply rows use the game's moves and "
+        "the mex of the model's own values of the children on shapes absent from training; no "
+        "exact value is read at prediction time. Goals (issue 20): " + GOALS + ".",
+        "", "Models: " + "; ".join(f"`{m}`: {text}" for m, text in MODELS) + "."]
+    return "\n".join(header + rows + legend) + "\n"
