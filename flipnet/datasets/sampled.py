@@ -5,7 +5,8 @@ are drawn with every cell full independently with probability d (seeded), repeat
 dropped (a later draw of a position already drawn is discarded), and every position is
 valued by the Cram solver. A position the solver cannot finish within `budget` searched
 positions is dropped too, and counted in the file's attributes (so a biased sample says
-so); with the default budget none was dropped for the registered datasets.
+so); with the default budget the registered datasets drop one position in all (7x7 at
+density 0.6: 4,999 of 5,000 kept), none elsewhere.
 
 Layout of a file:
     /states     uint64[n]    position, bit r*cols + c for cell (r, c)
