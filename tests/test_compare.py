@@ -1,6 +1,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from flipnet.report import compare
@@ -186,3 +187,14 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     assert rows["| `featmem2d` + 1-ply mex"].split(" | ")[4:6] == ["-", "4.10%"]
     assert "epoch 28 of 30 by validation (1.00%)" in rows["| `featmem2d` + 1-ply mex"]
     assert rows["| `xormem2d`"].split(" | ")[1] == "-"
+
+
+def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):
+    from flipnet.datasets import DATASETS, sampled
+    from flipnet.report.compare import class_counts
+
+    spec = DATASETS["flip6x6"]
+    attrs = {"format": sampled.FORMAT, "rows": 6, "cols": 6, "densities": [0.5]}
+    sampled.write(spec.path(tmp_path), sampled.Sample(np.array([3], np.uint64), np.array([1], np.uint8),
+                                                      np.array([0.5], np.float32), attrs))
+    assert class_counts(tmp_path) == {}  # a sample is not every state: no class balance from it
