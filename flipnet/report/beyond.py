@@ -63,7 +63,7 @@ def markdown(results_dir="results"):
     if not seen:
         return ""
     header = ["### Beyond the paper: values of shapes and boards never seen in training", "",
-              "| model | 5x5 test | known shapes | new shapes | 6x6 | 7x7 | how chosen |",
+              "| model | 5x5 test | known shapes | new shapes | 6x6, d=0.5 | 7x7, d=0.5 | how chosen |",
               "|---|---|---|---|---|---|---|"]
     legend = [
         "", "Hand-coded in every row: the split into connected components, their canonical form "
