@@ -153,7 +153,8 @@ def build_parser():
     p.set_defaults(run=cmd_endgame)
 
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
-    p.add_argument("--only", nargs="*", help="sections to run (default: all)")
+    p.add_argument("--only", nargs="*", help="sections to run: solve, train1d, train2d, cram, cram-large "
+                   "(default: all but cram-large, which takes hours)")
     p.add_argument("--out", help="also write the timings as JSON")
     p.set_defaults(run=cmd_bench)
     return parser

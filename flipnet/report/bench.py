@@ -22,14 +22,21 @@ import numpy as np
 from flipnet.base.files import check_writable, write_json
 
 SECTIONS = {}
+LONG = set()  # sections of unbounded time, run only when named (`make bench-large`)
 MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
 
 
-def section(name):
+def section(name, long=False):
     def register(fn):
         SECTIONS[name] = fn
+        if long:
+            LONG.add(name)
         return fn
     return register
+
+
+def default_sections():
+    return [name for name in SECTIONS if name not in LONG]
 
 
 def timed(fn, repeat=1):
@@ -233,7 +240,7 @@ def bench_cram():
         MEASURED[f"cram random {n}x{n} d={density}"] = r
 
 
-@section("cram-large")
+@section("cram-large", long=True)
 def bench_cram_large():
     print("\n== exact values of the largest boards here (minutes each), each in a fresh process")
     _cram_prepare()
@@ -266,7 +273,8 @@ def _cpp_reference():
 
 
 def run(only=None, out=None):
-    """The sections named in `only` (default: all), printed; with `out`, also as JSON."""
+    """The sections named in `only` (default: all but the long ones), printed; with `out`,
+    also as JSON."""
     from flipnet.base.errors import FlipnetError
 
     unknown = set(only or ()) - set(SECTIONS)
@@ -277,7 +285,7 @@ def run(only=None, out=None):
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
     print(f"flipnet bench: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
-    for name in only or SECTIONS:
+    for name in only or default_sections():
         SECTIONS[name]()
     if out:
         machine = {"cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__}
