@@ -179,9 +179,10 @@ for _ in range(count):
     except FlipnetError:  # no answer within the limit: counted, and as slower than any answer
         times.append(float("inf"))
         over += 1
-median = float(np.median(times))
-print(json.dumps({"median": median if np.isfinite(median) else None, "mean": float(np.mean(times)) if not over else None,
-                  "max": float(np.max(times)) if not over else None, "over_limit": over, "limit": limit}))
+median, answered = float(np.median(times)), not over
+print(json.dumps({"median": median if np.isfinite(median) else None, "over_limit": over, "limit": limit,
+                  "mean": float(np.mean(times)) if answered else None,
+                  "max": float(np.max(times)) if answered else None}))
 """
 
 
