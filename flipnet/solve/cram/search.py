@@ -142,6 +142,13 @@ def part_value(part, h, w, ctx, rows, trows):
     return UNKNOWN, kb, ks
 
 
+@njit(cache=True, inline="always")
+def _option_buffers():
+    """Room for every option of one component, as `options_of` fills it."""
+    return (np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64),
+            np.zeros((MAX_OPTIONS, MAX_PARTS), np.uint64), np.zeros((MAX_OPTIONS, MAX_PARTS), np.int64))
+
+
 @njit(cache=True)
 def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack):
     """Every option of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
@@ -227,11 +234,7 @@ def query(bits, shape, target, ctx):
     while low < 64 and (excluded >> np.uint64(low)) & np.uint64(1):
         low += 1
 
-    opt_x = np.empty(MAX_OPTIONS, np.int64)
-    opt_n = np.empty(MAX_OPTIONS, np.int64)
-    opt_size = np.empty(MAX_OPTIONS, np.int64)
-    opt_bits = np.zeros((MAX_OPTIONS, MAX_PARTS), np.uint64)
-    opt_shape = np.zeros((MAX_OPTIONS, MAX_PARTS), np.int64)
+    opt_x, opt_n, opt_size, opt_bits, opt_shape = _option_buffers()
     rows = np.empty(64, np.uint64)
     trows = np.empty(64, np.uint64)
     parts = np.empty(64, np.uint64)
@@ -324,6 +327,21 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx):
 
 
 @njit(cache=True, nogil=True)
+def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
+    """The nimber of a position (a mask on an h x w frame): the XOR of its parts' values,
+    each read where it is known and searched where not; ABORT if stopped."""
+    value = 0
+    for j in range(reduced_split(mask, h, w, parts, stack)):
+        v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
+        if v < 0:
+            v = query(kb, ks, NIMBER, ctx)
+        if v == ABORT:
+            return ABORT
+        value ^= v
+    return value
+
+
+@njit(cache=True, nogil=True)
 def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
     """The nimber of every component (each on its own h x w frame) into `out`; False if
     stopped."""
@@ -332,15 +350,9 @@ def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
     parts = np.empty(64, np.uint64)
     stack = np.empty(128, np.uint64)
     for k in range(comp_bits.size):
-        h, w = comp_h[k], comp_w[k]
-        value = 0
-        for j in range(reduced_split(comp_bits[k], h, w, parts, stack)):
-            v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
-            if v < 0:
-                v = query(kb, ks, NIMBER, ctx)
-            if v == ABORT:
-                return False
-            value ^= v
+        value = _mask_value(comp_bits[k], comp_h[k], comp_w[k], ctx, rows, trows, parts, stack)
+        if value == ABORT:
+            return False
         out[k] = value
     return True
 
@@ -353,42 +365,19 @@ def moves_to(bits, h, w, target, out, ctx):
     trows = np.empty(64, np.uint64)
     parts = np.empty(64, np.uint64)
     stack = np.empty(128, np.uint64)
-    opt_x = np.zeros(1, np.int64)
-    opt_n = np.zeros(1, np.int64)
-    opt_bits = np.zeros((1, MAX_PARTS), np.uint64)
-    opt_shape = np.zeros((1, MAX_PARTS), np.int64)
-    i = 0
-    for vertical in range(2):
-        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
-        step = np.uint64(w if vertical else 1)
-        while moves:
-            low = moves & (~moves + np.uint64(1))
-            moves &= moves - np.uint64(1)
-            child = bits & ~(low | (low << step))
-            n_parts = reduced_split(child, h, w, parts, stack)
-            x, n = 0, 0
-            for k in range(n_parts):
-                v, kb, ks = part_value(parts[k], h, w, ctx, rows, trows)
-                if v >= 0:
-                    x ^= v
-                else:
-                    j = n
-                    while j > 0 and popcount(opt_bits[0, j - 1]) < popcount(kb):
-                        opt_bits[0, j], opt_shape[0, j] = opt_bits[0, j - 1], opt_shape[0, j - 1]
-                        j -= 1
-                    opt_bits[0, j], opt_shape[0, j] = kb, ks
-                    n += 1
-            opt_x[0], opt_n[0] = x, n
-            if n == 0:
-                out[i] = x == target
-            else:
-                r = _fold(np.int64(0), opt_x, opt_n, opt_bits, opt_shape, ctx)
-                if r != ABORT:
-                    r = query(opt_bits[0, 0], opt_shape[0, 0], np.int64(target) ^ opt_x[0], ctx)
-                if r == ABORT:
-                    return False
-                out[i] = r == 1
-            i += 1
+    opt_x, opt_n, opt_size, opt_bits, opt_shape = _option_buffers()
+    shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
+    for i in range(count):
+        if opt_n[i] == 0:
+            out[i] = opt_x[i] == target
+            continue
+        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+        if r != ABORT:
+            r = query(opt_bits[i, 0], opt_shape[i, 0], np.int64(target) ^ opt_x[i], ctx)
+        if r == ABORT:
+            return False
+        out[i] = r == 1
     return True
 
 
@@ -421,14 +410,7 @@ def values_of_positions(masks, h, w, budget, out, ctx):
     for k in range(masks.size):
         if budget:
             control[NODE_LIMIT] = stats[NODES] + budget
-        value = 0
-        for j in range(reduced_split(masks[k], h, w, parts, stack)):
-            v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
-            if v < 0:
-                v = query(kb, ks, NIMBER, ctx)
-            if v == ABORT:
-                break
-            value ^= v
+        value = _mask_value(masks[k], h, w, ctx, rows, trows, parts, stack)
         if control[STOP] == 2:  # over budget: this position stays unsolved
             control[STOP] = 0
             value = -1
