@@ -10,7 +10,7 @@ FLIPNET := $(BIN)/flipnet
 # the other core free, and keeps float results identical from run to run.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv test test-quick data data-large endgame bench bench-large clean train-1d train-1d-fast \
+.PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train-1d train-1d-fast \
         train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
         train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-best beyond \
         train-nim train-es arena compare readme compare-seeds compare-seeds-1d compare-seeds-2d \
@@ -48,10 +48,13 @@ data/flip6x6.h5 data/flip7x7.h5: | $(READY)
 endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache/flipnet)
 	$(FLIPNET) endgame
 
+endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, ~1.5 min) for 6x7 and larger
+	$(FLIPNET) endgame --cells 30
+
 bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14)
 	$(FLIPNET) bench --out results/bench.json
 
-bench-large: $(READY) ## the Cram solver on 6x7 and 7x7 (long: see docs/cram.md)
+bench-large: $(READY) ## the Cram solver on 6x7 and 7x7, 30-cell database (hours: docs/cram.md)
 	$(FLIPNET) bench --only cram-large --out results/bench-large.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
@@ -98,7 +101,9 @@ train-2d-lookup: data/flip2d.h5 ## the no-learning baseline: shape values read f
 train-2d-featmem: data/flip2d.h5 ## beyond the paper, size-free: a network on shape descriptions + memory
 	$(TRAIN) featmem2d
 
-train-2d-best: train-2d-xormem ## the best 2D network by validation error (docs/results.md)
+ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
+train-2d-best: train-2d-xormem train-2d-featmem ## the best 2D model by validation: xormem2d x featmem2d
+	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 
 # Every component model on the 5x5 test set and, where it reads any board, on the 6x6 and
 # 7x7 samples; alone and with one ply of lookahead on the shapes it never met.
@@ -108,6 +113,8 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 	for m in $(BEYOND_MODELS); do \
 	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
 	  $(FLIPNET) evaluate results/$$m.npz --one-ply --out results/eval-$$m-5x5-1ply.json || exit 1; done
+	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
+	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 	for m in $(SIZE_FREE); do for b in 6x6 7x7; do \
 	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --out results/eval-$$m-$$b.json || exit 1; \
 	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --out results/eval-$$m-$$b-1ply.json \

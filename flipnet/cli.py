@@ -131,6 +131,9 @@ def build_parser():
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
     p.add_argument("--one-ply", action="store_true", help="value the shapes the model never met by "
                    "one ply of lookahead (the mex over its own values of their options)")
+    p.add_argument("--with", dest="partners", nargs="+", default=[], metavar="MODEL_FILE",
+                   help="more component models: evaluate the ensemble (geometric mean of their "
+                        "shape distributions)")
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_evaluate)
 
@@ -150,6 +153,9 @@ def build_parser():
 
     p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
     p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
+    p.add_argument("--cells", type=int, choices=(28, 30),
+                   help="boxes of at most 28 cells (453 MB, ~15 s) or 30 (3.5 GB, ~1.5 min, for 6x7 and "
+                        "larger); default: keep the database there, else build 28")
     p.set_defaults(run=cmd_endgame)
 
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
@@ -351,7 +357,8 @@ def cmd_evaluate(args):
 
     if args.out:
         check_writable(args.out)
-    record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply)
+    record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply,
+                           partners=args.partners)
     where = f", bucket {record['bucket']}" if "bucket" in record else ""
     how = " + 1-ply mex on new shapes" if args.one_ply else ""
     print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
@@ -551,12 +558,13 @@ def cmd_compare(args):
 
 
 def cmd_endgame(args):
-    from flipnet.solve.cram.endgame import Endgame, cache_dir
+    from flipnet.solve.cram.endgame import BOX_SETS, Endgame, cache_dir
 
     start = time.perf_counter()
-    endgame = Endgame.load_or_build(args.dir, log=print)
-    boxes = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
-    print(f"endgame database in {args.dir or cache_dir()}: boxes {boxes}, {endgame.nbytes / 1e6:.0f} MB, "
+    boxes = BOX_SETS[args.cells] if args.cells else None
+    endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print)
+    names = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
+    print(f"endgame database in {args.dir or cache_dir()}: boxes {names}, {endgame.nbytes / 1e6:.0f} MB, "
           f"ready in {time.perf_counter() - start:.1f} s")
 
 

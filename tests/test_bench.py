@@ -8,3 +8,12 @@ def test_make_bench_leaves_out_the_unbounded_sections():
     assert "cram-large" not in bench.default_sections()
     assert {"solve", "train1d", "train2d", "cram"} <= set(bench.default_sections())
 
+
+
+def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))  # the child stops while it starts up
+    bench.MEASURED.clear()
+    bench._cram_boards([(6, 7, 5, None)], limit=2)
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.split()[:4] == ["6x7", "-", "5", "over"] and line.split()[4] == "2"
+    assert bench.MEASURED["cram 6x7"]["over_limit"] == 2 and bench.MEASURED["cram 6x7"]["flipnet_seconds"] is None

@@ -10,7 +10,7 @@ from flipnet.datasets.components import Components, key_shape, options
 from flipnet.datasets.shapes import FEATURES, ShapeTable, describe
 from flipnet.games import FlipGame
 from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.oneply import one_ply, positions_one_ply
+from flipnet.nn.oneply import mex_distribution, one_hot, one_ply, option_distributions, positions_one_ply
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
 
@@ -53,7 +53,31 @@ def test_one_ply_over_exact_values_is_exact():
     """With the true values of the children, the mex rule gives the true value."""
     comps = Components(4, 4)
     keys = np.unique(comps.shapes(np.random.default_rng(1).integers(0, 1 << 16, size=300, dtype=np.uint64)))
-    assert np.array_equal(one_ply(exact_component_values, keys), exact_component_values(keys))
+    assert np.array_equal(one_ply(one_hot(exact_component_values), keys), exact_component_values(keys))
+
+
+def test_option_distributions_are_the_xor_of_independent_parts():
+    """Against enumeration: the distribution of a XOR b XOR c for independent parts."""
+    rng = np.random.default_rng(3)
+    parts = rng.dirichlet(np.ones(8), size=4)  # option 0: parts 0, 1, 2; option 1: part 3; option 2: none
+    got = option_distributions(parts, np.array([0, 3, 4, 4]))
+    expected = np.zeros((3, 8))
+    for a in range(8):
+        for b in range(8):
+            for c in range(8):
+                expected[0, a ^ b ^ c] += parts[0, a] * parts[1, b] * parts[2, c]
+    expected[1] = parts[3]
+    expected[2, 0] = 1.0
+    assert np.allclose(got, expected)
+
+
+def test_the_mex_distribution_is_the_mex_when_values_are_certain_and_weighs_doubt():
+    certain = np.eye(8)[[0, 1, 3, 1]]
+    assert mex_distribution(certain).argmax() == 2 and np.isclose(mex_distribution(certain).max(), 1.0)
+    # one option is 0 for sure, the other is 1 with probability p: the mex is 2 with p, else 1
+    for p in (0.2, 0.7):
+        doubtful = np.array([[1.0, 0, 0, 0], [1 - p, p, 0, 0]])
+        assert np.allclose(mex_distribution(doubtful), [0.0, 1 - p, p, 0.0])
 
 
 def test_the_lookup_reads_what_the_labels_spell_out(board_3x4):
@@ -67,7 +91,7 @@ def test_the_lookup_reads_what_the_labels_spell_out(board_3x4):
     predicted = lookup(unseen)
     assert (predicted == values[unseen]).mean() > 0.9  # most positions are made of known shapes
     # one ply of lookahead on the table's values: exact wherever every child is known
-    with_ply = positions_one_ply(lookup.component_values, Components(3, 4), unseen)
+    with_ply = positions_one_ply(one_hot(lookup.component_values), Components(3, 4), unseen)
     assert (with_ply == values[unseen]).mean() >= (predicted == values[unseen]).mean() - 0.05
 
 
@@ -103,7 +127,62 @@ def test_a_size_free_model_reads_a_larger_board(tmp_path):
         on_board(cells, 3, 4, "3x4 data")
 
 
+@pytest.mark.slow
+def test_a_component_model_gives_probabilities_for_the_soft_mex():
+    """What one ply reads from a network: a distribution per shape whose most likely value
+    is the model's value."""
+    from flipnet.nn.compile import ComponentPredictor
+    from flipnet.nn.models import build
+
+    model = build("xormem2d", 0, 3, 3)
+    model.fit(np.arange(1 << 8, dtype=np.uint64))
+    keys = np.unique(model.components.shapes(np.arange(1 << 9, dtype=np.uint64)))
+    keys = keys[keys != 0]
+    predictor = ComponentPredictor(model)
+    probs = predictor.probabilities(keys)
+    assert probs.shape == (keys.size, model.n_classes) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert np.array_equal(probs.argmax(axis=1), predictor(keys))
+    assert one_ply(predictor.probabilities, keys).shape == keys.shape
+
+
 def test_key_shapes_count_cells():
     keys = Components(5, 5).keys(np.array([0b11, 0b111 | 0b1 << 5], np.uint64))
     h, w, cells = key_shape(keys)
     assert h.tolist() == [1, 2] and w.tolist() == [2, 3] and cells.tolist() == [2, 4]
+
+
+@pytest.mark.slow
+def test_an_ensemble_multiplies_its_members_distributions(tmp_path):
+    """Two component networks read as one: the normalised geometric mean of their shape
+    distributions, and positions valued as the XOR of the shapes' most likely values."""
+    from flipnet.base.errors import FlipnetError
+    from flipnet.nn.compile import ComponentPredictor
+    from flipnet.nn.ensemble import ComponentEnsemble
+    from flipnet.nn.models import build
+
+    members = []
+    for name, seed in (("xormem2d", 0), ("featmem2d", 1)):
+        model = build(name, seed, 3, 3)
+        model.fit(np.arange(1 << 8, dtype=np.uint64))
+        members.append((model, {"config": {"data": "tiny.h5", "bucket": 0}}))
+    ensemble = ComponentEnsemble(members)
+    states = np.arange(1 << 9, dtype=np.uint64)
+    keys = np.unique(ensemble.components.shapes(states))
+    keys = keys[keys != 0]
+    a, b = (ComponentPredictor(m).probabilities(keys) for m, _ in members)
+    expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
+    assert np.allclose(ensemble.probabilities(keys), expected, atol=1e-6)
+    values = dict(zip(keys.tolist(), expected.argmax(axis=1).tolist()))
+    comps = ensemble.components
+    by_hand = []
+    for row in comps.keys(comps.split(states)).tolist():
+        x = 0
+        for k in row:
+            x ^= values[k] if k else 0
+        by_hand.append(x)
+    assert ensemble(states).tolist() == by_hand
+    other = (members[1][0], {"config": {"data": "other.h5", "bucket": 0}})
+    with pytest.raises(FlipnetError, match="was trained on other.h5 bucket 0"):
+        ComponentEnsemble([members[0], other])
+    with pytest.raises(FlipnetError, match="needs two models or more"):
+        ComponentEnsemble(members[:1])

@@ -187,6 +187,11 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     assert rows["| `featmem2d` + 1-ply mex"].split(" | ")[4:6] == ["-", "4.10%"]
     assert "epoch 28 of 30 by validation (1.00%)" in rows["| `featmem2d` + 1-ply mex"]
     assert rows["| `xormem2d`"].split(" | ")[1] == "-"
+    write_json(tmp_path / "eval-xormem2d+featmem2d-5x5.json", {"parts": {"test": test, "valid": {"error": 0.0101}}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `xormem2d+featmem2d`"].split(" | ")[1] == "2.09%"
+    assert "chosen on validation (1.01%)" in rows["| `xormem2d+featmem2d`"]
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

@@ -70,6 +70,43 @@ def test_the_endgame_database_answers_what_the_search_would():
         assert endgame.data[endgame.boxes[1, 2] + state] == values[state]
 
 
+def test_a_full_table_forgets_small_components_and_stays_exact(table_5x5):
+    """With 2^8 slots the table replaces entries all the time (the smallest component of a
+    full neighbourhood goes); the values must not change."""
+    from flipnet.solve.cram import search
+
+    game, tiny = FlipGame(5, 5), CramSolver(progress=False, tt_log=8)
+    for state in np.random.default_rng(5).integers(0, 1 << 25, size=150).tolist():
+        assert tiny.value(game.cells(state)) == table_5x5[state]
+    assert tiny.stats[search.REPLACED] > 0
+
+
+def test_a_full_neighbourhood_loses_its_smallest_component():
+    from flipnet.solve.cram import search
+
+    log = 3  # 8 slots: every probe sees the whole table
+    tt = (np.zeros(8, np.uint64), np.zeros(8, np.int64), np.zeros(8, np.int8), np.zeros(8, np.uint64))
+    stats = np.zeros(8, np.int64)
+    sizes = [9, 4, 7, 12, 2, 6, 10, 5]  # cells of the components stored first
+    for size in sizes:
+        search.tt_store(tt, log, np.uint64((1 << size) - 1), 1 * 128 + size, 1, stats)
+    assert stats[search.REPLACED] == 0 and sorted(tt[0].tolist()) == sorted((1 << k) - 1 for k in sizes)
+    search.tt_store(tt, log, np.uint64((1 << 11) - 1), 1 * 128 + 11, 2, stats)
+    assert stats[search.REPLACED] == 1
+    assert (1 << 2) - 1 not in tt[0].tolist()  # the 2-cell one went
+    assert sorted(tt[0].tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
+
+
+def test_the_loader_keeps_the_database_it_finds_unless_told(tmp_path):
+    small = ((2, 4), (3, 3))
+    built = Endgame.load_or_build(tmp_path, boxes=small)
+    again = Endgame.load_or_build(tmp_path)  # no boxes named: the one in the directory
+    assert again.boxes.tolist() == built.boxes.tolist() and np.array_equal(again.data, built.data)
+    other = Endgame.load_or_build(tmp_path, boxes=((2, 5),))  # other boxes named: rebuilt
+    assert other.boxes[:, :2].tolist() == [[2, 5]]
+    assert np.array_equal(other.data, table(FlipGame(2, 5)))
+
+
 def test_the_mirror_rule_changes_no_value():
     with_rule = CramSolver(progress=False, tt_log=16)
     without = CramSolver(progress=False, tt_log=16, mirror=False)

@@ -9,6 +9,7 @@ optimizer state are loop-carried and written back to the shared variables at the
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+from pytensor.tensor.special import softmax
 
 from flipnet.nn import FLOAT
 from flipnet.nn.layers import mean_cross_entropy
@@ -138,7 +139,8 @@ class Predictor:
 
 class ComponentPredictor:
     """A component model's value of each shape key (argmax of its network's logits plus
-    its memory row), in large compiled batches: what one ply of lookahead reads."""
+    its memory row), or its probabilities, in large compiled batches: what one ply of
+    lookahead reads."""
 
     def __init__(self, model, chunk=1 << 16):
         inputs = pt.vector("inputs", dtype="uint64")
@@ -147,12 +149,27 @@ class ComponentPredictor:
         memory = p["memory"][rows] if model.memory is not None else None
         logits = model.component_logits(inputs, p, memory)
         self._fn = pytensor.function([inputs, rows], pt.argmax(logits, axis=0), on_unused_input="ignore")
+        self._graph = ([inputs, rows], logits)  # the probabilities are compiled when first asked
+        self._probs_fn = None
         self.model, self.chunk = model, chunk
 
     def __call__(self, keys):
+        return self._batched(self._fn, keys, np.int64)
+
+    def probabilities(self, keys):
+        """(keys, values) softmax of each key's logits."""
+        if self._probs_fn is None:
+            ins, logits = self._graph
+            self._probs_fn = pytensor.function(ins, softmax(logits, axis=0).T, on_unused_input="ignore")
+        return self._batched(self._probs_fn, keys, np.float64)
+
+    def _batched(self, fn, keys, dtype):
         keys = np.asarray(keys, dtype=np.uint64)
-        out = np.empty(keys.size, dtype=np.int64)
+        out = None
         for i in range(0, keys.size, self.chunk):
             part = keys[i:i + self.chunk]
-            out[i:i + self.chunk] = self._fn(self.model.network_inputs(part), self.model.memory_index(part))
-        return out
+            got = fn(self.model.network_inputs(part), self.model.memory_index(part))
+            if out is None:
+                out = np.empty((keys.size,) + got.shape[1:], dtype=dtype)
+            out[i:i + self.chunk] = got
+        return out if out is not None else np.empty(0, dtype=dtype)

@@ -16,10 +16,11 @@ from flipnet.datasets.components import Components
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.compile import ComponentPredictor, Predictor
+from flipnet.nn.ensemble import ComponentEnsemble
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.metrics import error_rate, evaluated
 from flipnet.nn.models import check_labels
-from flipnet.nn.oneply import one_ply
+from flipnet.nn.oneply import one_hot, one_ply
 from flipnet.nn.store import load_model, load_npz
 
 
@@ -61,12 +62,19 @@ def known_shapes(model, meta):
 def predictor(model, meta, lookahead=False):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
     never met in training (the 'model + 1-ply mex' rows)."""
-    component_model = isinstance(model, ShapeLookup) or hasattr(model, "components")
+    component_model = isinstance(model, (ShapeLookup, ComponentEnsemble)) or hasattr(model, "components")
     if not lookahead:
-        return model if isinstance(model, ShapeLookup) else Predictor.as_trained(model, meta)
+        return model if isinstance(model, (ShapeLookup, ComponentEnsemble)) else Predictor.as_trained(model, meta)
     if not component_model:
         raise FlipnetError(f"one ply of lookahead needs a model that values components; {model.name} does not")
-    value = model.component_values if isinstance(model, ShapeLookup) else ComponentPredictor(model)
+    if isinstance(model, ShapeLookup):
+        value = model.component_values
+        probs = one_hot(value)
+    elif isinstance(model, ComponentEnsemble):
+        value, probs = model.component_values, model.probabilities
+    else:
+        value = ComponentPredictor(model)
+        probs = value.probabilities
     met = known_shapes(model, meta)
     components = model.components
 
@@ -80,7 +88,7 @@ def predictor(model, meta, lookahead=False):
         new = (shapes != 0) & ~seen
         values[seen] = value(shapes[seen])
         if new.any():
-            values[new] = one_ply(value, shapes[new])
+            values[new] = one_ply(probs, shapes[new])
         return np.bitwise_xor.reduce(values[inverse.reshape(keys.shape)], axis=1)
 
     return predict
@@ -98,10 +106,14 @@ def _split_errors(predicted, labels, states, model, met):
     return out
 
 
-def evaluate_file(model_file, data=None, bucket=None, lookahead=False):
+def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=()):
     """{"model", "data", "board", "lookahead", "parts": {name: errors}} for a table's split
-    (train, valid, test) or a sample (one part per density)."""
+    (train, valid, test) or a sample (one part per density). With `partners` (more model
+    files), the ensemble of all of them (`ComponentEnsemble`)."""
     model, meta = load(model_file)
+    if partners:
+        model = ComponentEnsemble([(model, meta)] + [load(f) for f in partners],
+                                  where=" and ".join(map(str, [model_file, *partners])))
     trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
     data = data or trained.get("data")
     bucket = trained.get("bucket", 0) if bucket is None else bucket
@@ -123,7 +135,9 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False):
         rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
         if (rows, cols) != (model.rows, model.cols):
             raise FlipnetError(f"{data} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
-        if not isinstance(model, ShapeLookup):
+        if isinstance(model, ComponentEnsemble):
+            model.check_labels(split, data)
+        elif not isinstance(model, ShapeLookup):
             check_labels(model, split, data)
         predict = predictor(model, meta, lookahead)
         eval_batch = int(trained.get("eval_batch", 0) or 0)

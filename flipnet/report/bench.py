@@ -147,6 +147,7 @@ CRAM_BOARDS = [(6, 6, 0, 289.0), (5, 7, 1, 98.0), (4, 9, 1, 117.0), (3, 14, 3, N
 CRAM_LARGE = [(6, 7, 5, None), (7, 7, 1, None)]
 CRAM_RANDOM = [(n, d) for n in (6, 7, 8) for d in (0.5, 0.6, 0.7)]
 RANDOM_LIMIT = 60.0  # seconds per random position: a slower one is counted, not waited for
+LARGE_LIMIT = 7200.0  # seconds per large board (make bench-large)
 
 _CRAM_ONE = """
 import json, resource, sys, time
@@ -154,7 +155,7 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
 rows, cols, mirror = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 start = time.perf_counter()
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, tt_log=25)
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror)
 value = solver.value({(r, c) for r in range(rows) for c in range(cols)})
 print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solver.report(),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -167,7 +168,7 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.base.errors import FlipnetError
 n, density, count, limit = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, tt_log=25, timeout=limit)
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, timeout=limit)
 rng = np.random.default_rng(int(1000 * n + 100 * density))
 times, over = [], 0
 for _ in range(count):
@@ -194,28 +195,40 @@ def _child_json(code, *args, timeout=1800):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _cram_prepare():
-    """Build the endgame database and compile the solver once (reported, then kept out)."""
+def _cram_prepare(boxes=None):
+    """Build the endgame database (`boxes`, default: the one in the cache, else the
+    default set) and compile the solver once (reported, then kept out)."""
     from flipnet.solve.cram import CramSolver
     from flipnet.solve.cram.endgame import Endgame, cache_dir
 
     start = time.perf_counter()
-    endgame = Endgame.load_or_build(log=lambda line: print(f"  {line}"))
+    endgame = Endgame.load_or_build(boxes=boxes, log=lambda line: print(f"  {line}"))
     built = time.perf_counter() - start
     start = time.perf_counter()
     CramSolver(endgame=endgame, progress=False, tt_log=10).value({(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)})
-    print(f"  endgame database: {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, ready in {built:.1f} s; "
+    boxes = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
+    print(f"  endgame database: boxes {boxes}, {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, ready in {built:.1f} s; "
           f"solver compiled or loaded from the Numba cache in {time.perf_counter() - start:.1f} s")
 
 
-def _cram_boards(boards):
+def _cram_boards(boards, limit=1800):
+    """Each full board in a fresh process; one that gives no answer within `limit` seconds
+    is stopped and reported so."""
     print(f"{'board':<8} {'nimber':>6} {'published':>9} {'seconds':>9} {'positions':>11} {'peak MB':>8} "
           f"{'C++ LV (MCGS)':>14}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
-            r = _child_json(_CRAM_ONE, rows, cols, int(mirror))
             label = f"{rows}x{cols}" + ("" if mirror else " (no mirror rule)")
             ref = f"{anchor:.0f} s" if anchor else "-"
+            try:
+                r = _child_json(_CRAM_ONE, rows, cols, int(mirror), timeout=limit)
+            except subprocess.TimeoutExpired:
+                print(f"{label:<8} {'-':>6} {published:>9} {'over ' + format(limit, 'g'):>9} {'-':>11} "
+                      f"{'-':>8} {ref:>14}", flush=True)
+                MEASURED[f"cram {label}"] = {"reference": "C++ Lemoine-Viennot (MCGS), quoted",
+                                             "reference_seconds": anchor, "flipnet_seconds": None,
+                                             "over_limit": limit}
+                continue
             print(f"{label:<8} {r['value']:>6} {published:>9} {r['seconds']:>9.2f} {r['positions']:>11,} "
                   f"{r['peak_mb']:>8.0f} {ref:>14}", flush=True)
             assert r["value"] == published, f"{label}: {r['value']} is not the published {published}"
@@ -243,9 +256,12 @@ def bench_cram():
 
 @section("cram-large", long=True)
 def bench_cram_large():
-    print("\n== exact values of the largest boards here (minutes each), each in a fresh process")
-    _cram_prepare()
-    _cram_boards(CRAM_LARGE)
+    print(f"\n== exact values of the largest boards here, each in a fresh process (at most "
+          f"{LARGE_LIMIT / 3600:g} h each), with the 30-cell endgame database")
+    from flipnet.solve.cram.endgame import BOX_SETS
+
+    _cram_prepare(BOX_SETS[30])
+    _cram_boards(CRAM_LARGE, limit=LARGE_LIMIT)
 
 
 _SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"

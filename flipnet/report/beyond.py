@@ -17,6 +17,8 @@ MODELS = (
                  "their size's most common value"),
     ("xormem2d", "network on the cells of a 5x5 frame + memory of training shapes"),
     ("featmem2d", "size-free network on shape descriptions + memory of training shapes"),
+    ("xormem2d+featmem2d", "the two networks above, their shape distributions multiplied (normalised "
+                           "geometric mean); reads 5x5 only, as xormem2d"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
@@ -45,6 +47,10 @@ def _row(results_dir, model, one_ply):
     chosen = ("no training" if model == "lookup2d" else
               f"epoch {run.get('best_epoch', '?')} of {run.get('config', {}).get('epochs', '?')} by "
               f"validation ({_pct(valid)})" if run else "-")
+    if "+" in model:  # an ensemble: no run of its own
+        valid = (small or {}).get("parts", {}).get("valid", {}).get("error")
+        chosen = (f"the runs above; the geometric mean chosen on validation ({_pct(valid)}) over either "
+                  f"alone and the arithmetic mean")
     name = f"`{model}`" + (" + 1-ply mex" if one_ply else "")
     share = test.get("share_new_shapes")
     new = _pct(test.get("error_new_shapes")) + (f" ({share:.1%} of positions)" if share else "")
@@ -71,7 +77,8 @@ def markdown(results_dir="results"):
         "of each shape. 6x6 and 7x7: random boards, each cell full with probability 0.5 "
         "(`make data-large`), never trained on; `-` where a model cannot read the board or "
         "the evaluation has not run (`make beyond`). The 1-ply rows use the game's moves and "
-        "the mex of the model's own values of the children on shapes absent from training; no "
+        "the mex of the model's own values of the children on shapes absent from training (the "
+        "children's distributions, XOR-convolved; the most likely mex); no "
         "exact value is read at prediction time. Goals (issue 20): " + GOALS + ".",
         "", "Models: " + "; ".join(f"`{m}`: {text}" for m, text in MODELS) + "."]
     return "\n".join(header + rows + legend) + "\n"

@@ -55,8 +55,18 @@ def solve_states(n, masks, rule="normal", progress=None, threads=2):
     dtype = _onehot_dtype(1 if misere else n // min(bin(m).count("1") for m in masks))
     finalize = _finalize_misere if misere else _finalize_mex
     onehot, row_order = _layered_dp(masks, high, low, dtype, finalize, progress, threads)
-    values = np.bitwise_count(onehot - 1).astype(np.uint8)
+    values = _values_of_onehot(onehot)
+    del onehot  # the one-hot words take twice the values' room (or more): free them first
     return _to_state_order(values, row_order, high, low)
+
+
+def _values_of_onehot(onehot):
+    """uint8 values of one-hot words, a block of rows at a time (no full-size temporaries)."""
+    values = np.empty(onehot.shape, np.uint8)
+    rows_per_step = max(1, (1 << 22) // onehot.shape[1])
+    for r in range(0, onehot.shape[0], rows_per_step):
+        values[r:r + rows_per_step] = np.bitwise_count(onehot[r:r + rows_per_step] - 1)
+    return values
 
 
 def induced_game(state, masks):

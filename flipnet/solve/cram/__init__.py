@@ -32,11 +32,11 @@ class CramSolver:
     """Nimbers of flip positions (normal play) by search, memoised across calls.
 
     `endgame`: an `Endgame` (default: none; `Endgame.load_or_build()` for the full one);
-    `tt_log`: log2 of the transposition table's entries (2^24: 400 MB, in pages as used); `mirror`: use
+    `tt_log`: log2 of the transposition table's entries (2^26: 1.7 GB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit).
     """
 
-    def __init__(self, endgame=None, tt_log=24, mirror=True, timeout=None, progress=True, auto_endgame=False):
+    def __init__(self, endgame=None, tt_log=26, mirror=True, timeout=None, progress=True, auto_endgame=False):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         # the table: key bits, key shape (0: empty slot), nimber (-1: unknown), excluded values

@@ -18,8 +18,10 @@ from flipnet.base.errors import FlipnetError
 from flipnet.base.files import atomic_path, ensure_dir
 
 FORMAT = "flipnet-cram-endgame-1"
-DEFAULT_BOXES = ((2, 12), (3, 9), (4, 7), (5, 5))
-MAX_BOX_CELLS = 28
+BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cells not inside another
+             30: ((2, 15), (3, 10), (4, 7), (5, 6))}
+DEFAULT_BOXES = BOX_SETS[28]
+MAX_BOX_CELLS = 30
 
 
 def cache_dir():
@@ -52,16 +54,19 @@ class Endgame:
         return cls(np.concatenate(tables), [(h, w, o) for (h, w), o in zip(boxes, offsets)])
 
     @classmethod
-    def load_or_build(cls, directory=None, boxes=DEFAULT_BOXES, log=None, progress=None):
+    def load_or_build(cls, directory=None, boxes=None, log=None, progress=None):
         """The database in `directory` (default: `cache_dir()`), built there first if it
-        is missing or holds other boxes."""
+        is missing or holds other boxes than `boxes` (None: any complete database will
+        do, else the default boxes are built)."""
         directory = Path(directory) if directory else cache_dir()
         path = directory / "cram-endgame.bin"
         meta_path = directory / "cram-endgame.json"
-        boxes = _checked(boxes)
         meta = _read_meta(meta_path)
-        if not (meta and meta.get("boxes") == [list(b) for b in boxes] and path.exists()
-                and path.stat().st_size == meta.get("bytes")):
+        complete = bool(meta) and path.exists() and path.stat().st_size == meta.get("bytes")
+        if boxes is None:
+            boxes = tuple(map(tuple, meta["boxes"])) if complete else DEFAULT_BOXES
+        boxes = _checked(boxes)
+        if not (complete and meta.get("boxes") == [list(b) for b in boxes]):
             if log:
                 log(f"building the endgame database in {directory} (once: boxes "
                     f"{', '.join(f'{h}x{w}' for h, w in boxes)}, {_size(boxes) / 1e6:.0f} MB)")

@@ -64,8 +64,8 @@ def tt_find(tt, log_capacity, bits, shape):
 
 @njit(cache=True)
 def tt_entry(tt, log_capacity, bits, shape, stats):
-    """The slot of this component, made if needed (a full neighbourhood loses its first
-    entry: every entry is a proven fact, so forgetting one costs time, never truth)."""
+    """The slot of this component, made if needed (a full neighbourhood loses its smallest
+    component: every entry is a proven fact, so forgetting one costs time, never truth)."""
     tt_bits, tt_shape, tt_value, tt_excluded = tt
     capacity = np.int64(tt_bits.size)
     start = _slot(bits, shape, log_capacity)
@@ -77,8 +77,13 @@ def tt_entry(tt, log_capacity, bits, shape, stats):
         if s == 0:
             break
         i = (i + 1) & (capacity - 1)
-    else:
-        i = start
+    else:  # replace the smallest component of the neighbourhood: the cheapest to prove again
+        i, j, least = start, start, 65
+        for _ in range(8):
+            c = popcount(tt_bits[j])
+            if c < least:
+                i, least = j, c
+            j = (j + 1) & (capacity - 1)
         stats[REPLACED] += 1
     tt_bits[i], tt_shape[i], tt_value[i], tt_excluded[i] = bits, shape, -1, np.uint64(0)
     stats[STORES] += 1
