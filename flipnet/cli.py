@@ -154,7 +154,7 @@ def build_parser():
     p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
     p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
     p.add_argument("--cells", type=int, choices=(28, 30),
-                   help="boxes of at most 28 cells (453 MB, ~15 s) or 30 (3.5 GB, ~1.5 min, for 6x7 and "
+                   help="boxes of at most 28 cells (453 MB, ~15 s) or 30 (3.5 GB, ~2 min, for 6x7 and "
                         "larger); default: keep the database there, else build 28")
     p.set_defaults(run=cmd_endgame)
 

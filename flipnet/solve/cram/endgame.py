@@ -3,8 +3,11 @@
 Each box's table is the table DP's (`solve.dp`) for a flip board of that shape, so a
 component whose canonical box (h <= w) fits inside one is answered by one lookup. The
 default boxes are every box of at most 28 cells not inside a larger one of them:
-2x12, 3x9, 4x7 and 5x5, 432 MB in all (one byte a position), built once in about
+2x12, 3x9, 4x7 and 5x5, 453 MB in all (one byte a position), built once in about
 15 s (`flipnet endgame`, or on first use) into the cache directory, then memory-mapped.
+The 30-cell set (`flipnet endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6, 3.5 GB, about two
+minutes) is for boards of 40 cells and more; the solver reads whichever set the cache
+holds.
 """
 
 import json
