@@ -563,9 +563,8 @@ def cmd_endgame(args):
     start = time.perf_counter()
     boxes = BOX_SETS[args.cells] if args.cells else None
     endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print)
-    names = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
-    print(f"endgame database in {args.dir or cache_dir()}: boxes {names}, {endgame.nbytes / 1e6:.0f} MB, "
-          f"ready in {time.perf_counter() - start:.1f} s")
+    print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
+          f"{endgame.nbytes / 1e6:.0f} MB, ready in {time.perf_counter() - start:.1f} s")
 
 
 def cmd_bench(args):

@@ -115,6 +115,19 @@ class Components:
         parts = self.split(states)
         return self.keys(parts[parts != 0])
 
+    def position_values(self, states, shape_values):
+        """Each state's value, the XOR of its components' values (Sprague-Grundy);
+        `shape_values(keys)` is asked once, for the distinct shapes present (never key 0)."""
+        keys = self.keys(self.split(states))
+        if keys.shape[1] == 0:
+            return np.zeros(len(keys), np.int64)
+        shapes, inverse = np.unique(keys, return_inverse=True)
+        values = np.zeros(len(shapes), np.int64)
+        present = shapes != 0
+        if present.any():
+            values[present] = shape_values(shapes[present])
+        return np.bitwise_xor.reduce(values[inverse.reshape(keys.shape)], axis=1)
+
     def encode(self, states, slots):
         """(n, slots) uint64: the shape keys of each state's live components, 0 for unused
         slots; an error if a state has more components than slots."""

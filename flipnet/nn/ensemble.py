@@ -71,19 +71,11 @@ class ComponentEnsemble:
         return weights / weights.sum(axis=1, keepdims=True)
 
     def component_values(self, keys):
-        keys = np.asarray(keys, np.uint64)
-        out = np.zeros(keys.size, np.int64)
-        present = keys != 0
-        if present.any():
-            out[present] = self.probabilities(keys[present]).argmax(axis=1)
-        return out
+        """The most likely value of each shape key (keys of shapes, not 0)."""
+        return self.probabilities(np.asarray(keys, np.uint64)).argmax(axis=1)
 
     def __call__(self, states):
-        keys = self.components.keys(self.components.split(states))
-        if keys.shape[1] == 0:
-            return np.zeros(len(keys), np.int64)
-        shapes, inverse = np.unique(keys, return_inverse=True)
-        return np.bitwise_xor.reduce(self.component_values(shapes)[inverse.reshape(keys.shape)], axis=1)
+        return self.components.position_values(states, self.component_values)
 
 
 def _trained_on(meta):

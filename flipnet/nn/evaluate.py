@@ -62,7 +62,7 @@ def known_shapes(model, meta):
 def predictor(model, meta, lookahead=False):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
     never met in training (the 'model + 1-ply mex' rows)."""
-    component_model = isinstance(model, (ShapeLookup, ComponentEnsemble)) or hasattr(model, "components")
+    component_model = hasattr(model, "components")  # networks of components, the lookup, an ensemble
     if not lookahead:
         return model if isinstance(model, (ShapeLookup, ComponentEnsemble)) else Predictor.as_trained(model, meta)
     if not component_model:
@@ -78,20 +78,16 @@ def predictor(model, meta, lookahead=False):
     met = known_shapes(model, meta)
     components = model.components
 
-    def predict(states):
-        keys = components.keys(components.split(states))
-        if keys.shape[1] == 0:
-            return np.zeros(len(keys), np.int64)
-        shapes, inverse = np.unique(keys, return_inverse=True)
+    def shape_values(shapes):
         values = np.zeros(len(shapes), np.int64)
-        seen = (shapes != 0) & np.isin(shapes, met)
-        new = (shapes != 0) & ~seen
-        values[seen] = value(shapes[seen])
-        if new.any():
-            values[new] = one_ply(probs, shapes[new])
-        return np.bitwise_xor.reduce(values[inverse.reshape(keys.shape)], axis=1)
+        seen = np.isin(shapes, met)
+        if seen.any():
+            values[seen] = value(shapes[seen])
+        if not seen.all():
+            values[~seen] = one_ply(probs, shapes[~seen])
+        return values
 
-    return predict
+    return lambda states: components.position_values(states, shape_values)
 
 
 def _split_errors(predicted, labels, states, model, met):

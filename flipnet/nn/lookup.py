@@ -78,9 +78,7 @@ class ShapeLookup:
         return np.where(keys == 0, 0, np.where(found, self.values[index], guess))
 
     def __call__(self, states):
-        keys = self.components.keys(self.components.split(states))
-        return np.bitwise_xor.reduce(self.component_values(keys), axis=1) if keys.shape[1] else \
-            np.zeros(len(keys), np.int64)
+        return self.components.position_values(states, self.component_values)
 
     def arrays(self):
         return {"keys": self.keys, "values": self.values, "by_size": self.by_size}

@@ -73,11 +73,4 @@ def one_hot(component_value, n_values=16):
 
 def positions_one_ply(component_probs, components, states):
     """Values of positions: the XOR over their components of the 1-ply values."""
-    keys = components.keys(components.split(states))
-    if keys.shape[1] == 0:
-        return np.zeros(len(keys), np.int64)
-    shapes, inverse = np.unique(keys, return_inverse=True)
-    values = np.zeros(len(shapes), np.int64)
-    present = shapes != 0
-    values[present] = one_ply(component_probs, shapes[present])
-    return np.bitwise_xor.reduce(values[inverse.reshape(keys.shape)], axis=1)
+    return components.position_values(states, lambda keys: one_ply(component_probs, keys))

@@ -206,9 +206,9 @@ def _cram_prepare(boxes=None):
     built = time.perf_counter() - start
     start = time.perf_counter()
     CramSolver(endgame=endgame, progress=False, tt_log=10).value({(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)})
-    boxes = ", ".join(f"{h}x{w}" for h, w, _ in endgame.boxes.tolist())
-    print(f"  endgame database: boxes {boxes}, {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, ready in {built:.1f} s; "
-          f"solver compiled or loaded from the Numba cache in {time.perf_counter() - start:.1f} s")
+    print(f"  endgame database: boxes {endgame.box_names}, {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, "
+          f"ready in {built:.1f} s; solver compiled or loaded from the Numba cache in "
+          f"{time.perf_counter() - start:.1f} s")
 
 
 def _cram_boards(boards, limit=1800):

@@ -49,6 +49,11 @@ class Endgame:
     def nbytes(self):
         return int(self.data.size)
 
+    @property
+    def box_names(self):
+        """'2x12, 3x9, ...': the boxes, as a user reads them."""
+        return ", ".join(f"{h}x{w}" for h, w, _ in self.boxes.tolist())
+
     @classmethod
     def build(cls, boxes=DEFAULT_BOXES, progress=None):
         """Solve every box's table in memory (for tests and small boxes)."""
