@@ -85,7 +85,7 @@ def test_a_full_neighbourhood_loses_its_smallest_component():
     from flipnet.solve.cram import search
 
     log = 3  # 8 slots: every probe sees the whole table
-    tt = (np.zeros(8, np.uint64), np.zeros(8, np.int64), np.zeros(8, np.int8), np.zeros(8, np.uint64))
+    tt = (np.zeros(8, np.uint64), np.zeros(8, np.int16), np.zeros(8, np.int8), np.zeros(8, np.uint64))
     stats = np.zeros(8, np.int64)
     sizes = [9, 4, 7, 12, 2, 6, 10, 5]  # cells of the components stored first
     for size in sizes:

@@ -138,18 +138,18 @@ def transpose_rows(rows, bh, bw, trows):
 
 @njit(cache=True)
 def _smallest_flip(rows, bh, bw):
-    """The smallest packing (stride bw) of the rows under the two flips of the box."""
-    best = ALL
-    for flip_rows in range(2):
-        for flip_cols in range(2):
-            bits = np.uint64(0)
-            for i in range(bh):
-                row = rows[bh - 1 - i] if flip_rows else rows[i]
-                if flip_cols:
-                    row = reverse_bits(row, bw)
-                bits |= row << np.uint64(i * bw)
-            if bits < best:
-                best = bits
+    """The smallest packing (stride bw) of the rows under the two flips of the box: the
+    rows packed in order and in reverse order, and the reversals of those two words (a
+    half-turn, and a flip of the columns)."""
+    ahead, back = np.uint64(0), np.uint64(0)
+    for i in range(bh):
+        ahead |= rows[i] << np.uint64(i * bw)
+        back |= rows[bh - 1 - i] << np.uint64(i * bw)
+    n = bh * bw
+    best = ahead if ahead < back else back
+    for bits in (reverse_bits(ahead, n), reverse_bits(back, n)):
+        if bits < best:
+            best = bits
     return best
 
 

@@ -151,7 +151,7 @@ def part_value(part, h, w, ctx, rows, trows):
 def _option_buffers():
     """Room for every option of one component, as `options_of` fills it."""
     return (np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64),
-            np.zeros((MAX_OPTIONS, MAX_PARTS), np.uint64), np.zeros((MAX_OPTIONS, MAX_PARTS), np.int64))
+            np.empty((MAX_OPTIONS, MAX_PARTS), np.uint64), np.empty((MAX_OPTIONS, MAX_PARTS), np.int64))
 
 
 @njit(cache=True)
