@@ -85,16 +85,32 @@ def test_a_full_neighbourhood_loses_its_smallest_component():
     from flipnet.solve.cram import search
 
     log = 3  # 8 slots: every probe sees the whole table
-    tt = (np.zeros(8, np.uint64), np.zeros(8, np.int16), np.zeros(8, np.int8), np.zeros(8, np.uint64))
+    tt = np.zeros((8, 2), np.uint64)
     stats = np.zeros(8, np.int64)
     sizes = [9, 4, 7, 12, 2, 6, 10, 5]  # cells of the components stored first
     for size in sizes:
         search.tt_store(tt, log, np.uint64((1 << size) - 1), 1 * 128 + size, 1, stats)
-    assert stats[search.REPLACED] == 0 and sorted(tt[0].tolist()) == sorted((1 << k) - 1 for k in sizes)
+    assert stats[search.REPLACED] == 0 and sorted(tt[:, search.KEY].tolist()) == sorted((1 << k) - 1 for k in sizes)
     search.tt_store(tt, log, np.uint64((1 << 11) - 1), 1 * 128 + 11, 2, stats)
     assert stats[search.REPLACED] == 1
-    assert (1 << 2) - 1 not in tt[0].tolist()  # the 2-cell one went
-    assert sorted(tt[0].tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
+    assert (1 << 2) - 1 not in tt[:, search.KEY].tolist()  # the 2-cell one went
+    assert sorted(tt[:, search.KEY].tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
+
+
+def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
+    """Two words an entry: the key, then the shape, the nimber and the excluded values
+    packed in one; a value excluded beyond what an entry holds is forgotten, never wrong."""
+    from flipnet.solve.cram import search
+
+    tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
+    key, shape = np.uint64(0b110111), 2 * 128 + 3
+    for value in (3, 31, 40):
+        search.tt_exclude(tt, 3, key, shape, value, stats)
+    i = search.tt_find(tt, 3, key, shape)
+    assert search.tt_value(tt, i) == -1 and search.tt_excluded(tt, i) == (1 << 3) | (1 << 31)
+    search.tt_store(tt, 3, key, shape, 5, stats)
+    assert search.tt_value(tt, i) == 5 and search.tt_excluded(tt, i) == (1 << 3) | (1 << 31)
+    assert search.tt_find(tt, 3, key, shape + 1) == -1 and stats[search.STORES] == 1
 
 
 def test_the_loader_keeps_the_database_it_finds_unless_told(tmp_path):

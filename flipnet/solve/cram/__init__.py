@@ -32,16 +32,14 @@ class CramSolver:
     """Nimbers of flip positions (normal play) by search, memoised across calls.
 
     `endgame`: an `Endgame` (default: none; `Endgame.load_or_build()` for the full one);
-    `tt_log`: log2 of the transposition table's entries (2^26: 1.3 GB, in pages as used); `mirror`: use
+    `tt_log`: log2 of the transposition table's entries (2^26: 1.1 GB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit).
     """
 
     def __init__(self, endgame=None, tt_log=26, mirror=True, timeout=None, progress=True, auto_endgame=False):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
-        # the table: key bits, key shape (0: empty slot), nimber (-1: unknown), excluded values
-        self.tt = (np.zeros(1 << tt_log, np.uint64), np.zeros(1 << tt_log, np.int16),
-                   np.zeros(1 << tt_log, np.int8), np.zeros(1 << tt_log, np.uint64))
+        self.tt = np.zeros((1 << tt_log, 2), np.uint64)  # see search.KEY, META
         self.tt_log = tt_log
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)

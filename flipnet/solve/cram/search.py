@@ -46,17 +46,36 @@ def _slot(bits, shape, log_capacity):
     return np.int64(h >> np.uint64(64 - log_capacity))
 
 
+# The table: two words per entry, four entries to a cache line, so a probe reads one line.
+# KEY: the key bits; META: the shape (bits 0-15), the nimber + 1 (bits 16-23, 0: unknown)
+# and the values below 32 shown not to be the nimber (bits 32-63).
+KEY, META = 0, 1
+_SHAPE = np.uint64(0xFFFF)
+EXCLUDABLE = 32
+
+
+@njit(cache=True, inline="always")
+def tt_value(tt, i):
+    """The nimber held in slot i, or -1."""
+    return np.int64((tt[i, META] >> np.uint64(16)) & np.uint64(0xFF)) - 1
+
+
+@njit(cache=True, inline="always")
+def tt_excluded(tt, i):
+    """The values slot i's component was shown not to have, as bits."""
+    return tt[i, META] >> np.uint64(32)
+
+
 @njit(cache=True)
 def tt_find(tt, log_capacity, bits, shape):
     """The slot holding this component, or -1."""
-    tt_bits, tt_shape = tt[0], tt[1]
-    capacity = np.int64(tt_bits.size)
+    capacity = np.int64(tt.shape[0])
     i = _slot(bits, shape, log_capacity)
     for _ in range(8):
-        s = tt_shape[i]
+        s = tt[i, META] & _SHAPE
         if s == 0:
             return -1
-        if s == shape and tt_bits[i] == bits:
+        if s == shape and tt[i, KEY] == bits:
             return i
         i = (i + 1) & (capacity - 1)
     return -1
@@ -66,13 +85,12 @@ def tt_find(tt, log_capacity, bits, shape):
 def tt_entry(tt, log_capacity, bits, shape, stats):
     """The slot of this component, made if needed (a full neighbourhood loses its smallest
     component: every entry is a proven fact, so forgetting one costs time, never truth)."""
-    tt_bits, tt_shape, tt_value, tt_excluded = tt
-    capacity = np.int64(tt_bits.size)
+    capacity = np.int64(tt.shape[0])
     start = _slot(bits, shape, log_capacity)
     i = start
     for _ in range(8):
-        s = tt_shape[i]
-        if s == shape and tt_bits[i] == bits:
+        s = tt[i, META] & _SHAPE
+        if s == shape and tt[i, KEY] == bits:
             return i
         if s == 0:
             break
@@ -80,27 +98,28 @@ def tt_entry(tt, log_capacity, bits, shape, stats):
     else:  # replace the smallest component of the neighbourhood: the cheapest to prove again
         i, j, least = start, start, 65
         for _ in range(8):
-            c = popcount(tt_bits[j])
+            c = popcount(tt[j, KEY])
             if c < least:
                 i, least = j, c
             j = (j + 1) & (capacity - 1)
         stats[REPLACED] += 1
-    tt_bits[i], tt_shape[i], tt_value[i], tt_excluded[i] = bits, shape, -1, np.uint64(0)
+    tt[i, KEY], tt[i, META] = bits, np.uint64(shape)
     stats[STORES] += 1
     return i
 
 
 @njit(cache=True)
 def tt_store(tt, log_capacity, bits, shape, value, stats):
-    tt[2][tt_entry(tt, log_capacity, bits, shape, stats)] = value
+    i = tt_entry(tt, log_capacity, bits, shape, stats)
+    tt[i, META] = (tt[i, META] & ~np.uint64(0xFF0000)) | (np.uint64(value + 1) << np.uint64(16))
 
 
 @njit(cache=True)
 def tt_exclude(tt, log_capacity, bits, shape, value, stats):
     """Record that the component's nimber is not `value`."""
-    if value < 64:
+    if value < EXCLUDABLE:
         i = tt_entry(tt, log_capacity, bits, shape, stats)
-        tt[3][i] |= np.uint64(1) << np.uint64(value)
+        tt[i, META] |= np.uint64(1) << np.uint64(32 + value)
 
 
 @njit(cache=True)
@@ -141,9 +160,9 @@ def part_value(part, h, w, ctx, rows, trows):
     if control[MIRROR] and is_point_symmetric_zero(kb, ks >> 7, ks & 127):
         return 0, kb, ks
     i = tt_find(tt, log_capacity, kb, ks)
-    if i >= 0 and tt[2][i] >= 0:
+    if i >= 0 and tt_value(tt, i) >= 0:
         stats[TT_HITS] += 1
-        return int(tt[2][i]), kb, ks
+        return tt_value(tt, i), kb, ks
     return UNKNOWN, kb, ks
 
 
@@ -229,10 +248,10 @@ def query(bits, shape, target, ctx):
         return 0
     # values proven not to be the nimber; the ones below `low` are all among the options
     slot = tt_find(tt, log_capacity, bits, shape)
-    if slot >= 0 and tt[2][slot] >= 0:
-        v = int(tt[2][slot])
+    if slot >= 0 and tt_value(tt, slot) >= 0:
+        v = tt_value(tt, slot)
         return v if target < 0 else int(v == target)
-    excluded = tt[3][slot] if slot >= 0 else np.uint64(0)
+    excluded = tt_excluded(tt, slot) if slot >= 0 else np.uint64(0)
     if 0 <= target < 64 and (excluded >> np.uint64(target)) & np.uint64(1):
         return 0
     low = 0
