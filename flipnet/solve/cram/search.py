@@ -160,10 +160,10 @@ def part_value(part, h, w, ctx, rows, trows):
     if control[MIRROR] and is_point_symmetric_zero(kb, ks >> 7, ks & 127):
         return 0, kb, ks
     i = tt_find(tt, log_capacity, kb, ks)
-    if i >= 0 and tt_value(tt, i) >= 0:
+    v = tt_value(tt, i) if i >= 0 else UNKNOWN
+    if v >= 0:
         stats[TT_HITS] += 1
-        return tt_value(tt, i), kb, ks
-    return UNKNOWN, kb, ks
+    return v, kb, ks
 
 
 @njit(cache=True, inline="always")
@@ -248,8 +248,8 @@ def query(bits, shape, target, ctx):
         return 0
     # values proven not to be the nimber; the ones below `low` are all among the options
     slot = tt_find(tt, log_capacity, bits, shape)
-    if slot >= 0 and tt_value(tt, slot) >= 0:
-        v = tt_value(tt, slot)
+    v = tt_value(tt, slot) if slot >= 0 else -1
+    if v >= 0:
         return v if target < 0 else int(v == target)
     excluded = tt_excluded(tt, slot) if slot >= 0 else np.uint64(0)
     if 0 <= target < 64 and (excluded >> np.uint64(target)) & np.uint64(1):
