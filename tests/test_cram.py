@@ -187,3 +187,18 @@ def test_limits_and_time_outs():
 def test_components_are_connected_groups_of_two_or_more():
     parts = components({(0, 0), (1, 1), (1, 2), (3, 3), (3, 4), (4, 4)})
     assert [(h, w) for _, h, w in parts] == [(1, 2), (2, 2)]
+
+
+def test_a_borrowed_array_writes_through_to_the_array_it_borrows():
+    from numba import njit
+
+    from flipnet.solve.cram.borrow import borrowed
+
+    @njit
+    def write_through(a):
+        b = borrowed(a)
+        b[1:3] = 7
+        return b.sum()
+
+    a = np.zeros(4, np.int64)
+    assert write_through(a) == 14 and a.tolist() == [0, 7, 7, 0]

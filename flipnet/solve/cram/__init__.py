@@ -45,13 +45,14 @@ class CramSolver:
         self.control = np.zeros(4, np.int64)
         self.control[search.MIRROR] = int(mirror)
         self.stats = np.zeros(8, np.int64)
+        self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
 
     @property
     def ctx(self):
         return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt, self.tt_log,
-                self.control, self.stats)
+                self.control, self.stats, *self.scratch)
 
     def report(self):
         """What the search has done so far, for the user."""

@@ -19,6 +19,7 @@ of component + *n likewise); those also bound the nimber from below. The kernel 
 import numpy as np
 from numba import njit
 
+from flipnet.solve.cram.borrow import borrowed
 from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      vertical_moves)
@@ -26,6 +27,7 @@ from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_m
 ABORT = -9
 UNKNOWN = -1
 NIMBER = np.int64(-1)  # the target that asks for the nimber itself
+ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 0)
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
 
@@ -141,7 +143,7 @@ def part_value(part, h, w, ctx, rows, trows):
     """(nimber or UNKNOWN, key bits, key shape) of a component on the h x w frame. The
     cheap answers come first (small, straight, the database, read in the frame's
     orientation); the canonical key is computed only when the table must be asked."""
-    db, boxes, kayles, tt, log_capacity, control, stats = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
     if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
         return 1, np.uint64(0), 0
     bh, bw = frame_rows(part, h, w, rows)
@@ -166,11 +168,30 @@ def part_value(part, h, w, ctx, rows, trows):
     return v, kb, ks
 
 
+# Scratch memory: a row of each arena per depth of the search, so a node allocates
+# nothing. A question's component is at least two cells smaller than its asker's, so a
+# component of 64 cells asks at most 31 levels deep.
+LEVELS = 34
+_ROWS, _TROWS, _PARTS, _STACK, _OPT_BITS = 0, 64, 128, 192, 320  # uint64 words of a level
+U_WORDS = _OPT_BITS + MAX_OPTIONS * MAX_PARTS
+_X, _N, _SIZE, _ORDER, _USED, _OPT_SHAPE = (k * MAX_OPTIONS for k in range(6))  # int64 words
+I_WORDS = _OPT_SHAPE + MAX_OPTIONS * MAX_PARTS
+
+
+def scratch():
+    """The two arenas a solver hands its kernels: (uint64, int64), LEVELS rows each."""
+    return np.zeros((LEVELS, U_WORDS), np.uint64), np.zeros((LEVELS, I_WORDS), np.int64)
+
+
 @njit(cache=True, inline="always")
-def _option_buffers():
-    """Room for every option of one component, as `options_of` fills it."""
-    return (np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64), np.empty(MAX_OPTIONS, np.int64),
-            np.empty((MAX_OPTIONS, MAX_PARTS), np.uint64), np.empty((MAX_OPTIONS, MAX_PARTS), np.int64))
+def _level(ctx, depth):
+    """The scratch buffers of one depth: rows, trows, parts, stack (the split's and the
+    canonical form's), then the options' opt_x, opt_n, opt_size, opt_bits, opt_shape
+    (as `options_of` fills them) and the question's order and used marks."""
+    u, i = ctx[7][depth], ctx[8][depth]
+    return (u[_ROWS:_TROWS], u[_TROWS:_PARTS], u[_PARTS:_STACK], u[_STACK:_OPT_BITS],
+            i[_X:_N], i[_N:_SIZE], i[_SIZE:_ORDER], u[_OPT_BITS:].reshape((MAX_OPTIONS, MAX_PARTS)),
+            i[_OPT_SHAPE:].reshape((MAX_OPTIONS, MAX_PARTS)), i[_ORDER:_USED], i[_USED:_OPT_SHAPE])
 
 
 @njit(cache=True)
@@ -233,10 +254,10 @@ def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
 
 
 @njit(cache=True)
-def query(bits, shape, target, ctx):
+def query(bits, shape, target, ctx, depth):
     """target < 0: the nimber of the component; else 1 if its nimber is `target`, 0 if not.
-    ABORT when asked to stop."""
-    db, boxes, kayles, tt, log_capacity, control, stats = ctx
+    ABORT when asked to stop. `depth`: the row of the scratch arenas this node uses."""
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
     stats[NODES] += 1
     if control[STOP]:
         return ABORT
@@ -258,15 +279,10 @@ def query(bits, shape, target, ctx):
     while low < 64 and (excluded >> np.uint64(low)) & np.uint64(1):
         low += 1
 
-    opt_x, opt_n, opt_size, opt_bits, opt_shape = _option_buffers()
-    rows = np.empty(64, np.uint64)
-    trows = np.empty(64, np.uint64)
-    parts = np.empty(64, np.uint64)
-    stack = np.empty(128, np.uint64)
+    rows, trows, parts, stack, opt_x, opt_n, opt_size, opt_bits, opt_shape, order, used = _level(ctx, depth)
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
 
     present = (np.uint64(1) << np.uint64(low)) - np.uint64(1)  # values some option has
-    order = np.empty(count, np.int64)
     pending = 0
     for i in range(count):
         if opt_n[i] == 0:
@@ -290,7 +306,7 @@ def query(bits, shape, target, ctx):
             j -= 1
         order[j] = i
         pending += 1
-    used = np.zeros(count, np.bool_)
+    used[:count] = 0
 
     v = 0
     while target < 0 or v < target:
@@ -302,13 +318,13 @@ def query(bits, shape, target, ctx):
             i = order[k]
             if used[i]:
                 continue
-            r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+            r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
             if r != ABORT:
-                r = query(opt_bits[i, 0], opt_shape[i, 0], v ^ opt_x[i], ctx)
+                r = query(opt_bits[i, 0], opt_shape[i, 0], v ^ opt_x[i], ctx, depth + 1)
             if r == ABORT:
                 return ABORT
             if r:
-                used[i] = True
+                used[i] = 1
                 found = True
                 break
         if not found:  # no option has v, every smaller value is present: the nimber is v
@@ -319,9 +335,9 @@ def query(bits, shape, target, ctx):
         i = order[k]
         if used[i]:
             continue
-        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
         if r != ABORT:
-            r = query(opt_bits[i, 0], opt_shape[i, 0], target ^ opt_x[i], ctx)
+            r = query(opt_bits[i, 0], opt_shape[i, 0], target ^ opt_x[i], ctx, depth + 1)
         if r == ABORT:
             return ABORT
         if r:
@@ -332,7 +348,7 @@ def query(bits, shape, target, ctx):
 
 
 @njit(cache=True, inline="always")
-def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx):
+def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
     """Compute the nimbers of all parts of option i but the largest and fold them into
     opt_x[i], so the option can be asked as one component; ABORT if stopped.
 
@@ -342,7 +358,7 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx):
     typed values (NIMBER, not -1)."""
     while opt_n[i] > 1:
         last = opt_n[i] - 1
-        v = query(opt_bits[i, last], opt_shape[i, last], NIMBER, ctx)
+        v = query(opt_bits[i, last], opt_shape[i, last], NIMBER, ctx, depth + 1)
         if v == ABORT:
             return ABORT
         opt_x[i] ^= v
@@ -358,21 +374,27 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
     for j in range(reduced_split(mask, h, w, parts, stack)):
         v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
         if v < 0:
-            v = query(kb, ks, NIMBER, ctx)
+            v = query(kb, ks, NIMBER, ctx, ONE)
         if v == ABORT:
             return ABORT
         value ^= v
     return value
 
 
+@njit(cache=True, inline="always")
+def _borrowed_ctx(ctx):
+    """The context's arrays borrowed (`borrow`): the caller holds them for the call."""
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    return (borrowed(db), borrowed(boxes), borrowed(kayles), borrowed(tt), log_capacity, borrowed(control),
+            borrowed(stats), borrowed(scratch_u), borrowed(scratch_i))
+
+
 @njit(cache=True, nogil=True)
 def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
     """The nimber of every component (each on its own h x w frame) into `out`; False if
     stopped."""
-    rows = np.empty(64, np.uint64)
-    trows = np.empty(64, np.uint64)
-    parts = np.empty(64, np.uint64)
-    stack = np.empty(128, np.uint64)
+    ctx = _borrowed_ctx(ctx)
+    rows, trows, parts, stack = _level(ctx, 0)[:4]
     for k in range(comp_bits.size):
         value = _mask_value(comp_bits[k], comp_h[k], comp_w[k], ctx, rows, trows, parts, stack)
         if value == ABORT:
@@ -385,20 +407,17 @@ def nimbers_of(comp_bits, comp_h, comp_w, out, ctx):
 def moves_to(bits, h, w, target, out, ctx):
     """For every domino of one component (h x w frame): whether the component minus it
     has nimber `target`. out[i] for the i-th domino in `dominoes` order; False if stopped."""
-    rows = np.empty(64, np.uint64)
-    trows = np.empty(64, np.uint64)
-    parts = np.empty(64, np.uint64)
-    stack = np.empty(128, np.uint64)
-    opt_x, opt_n, opt_size, opt_bits, opt_shape = _option_buffers()
+    ctx = _borrowed_ctx(ctx)
+    rows, trows, parts, stack, opt_x, opt_n, opt_size, opt_bits, opt_shape = _level(ctx, 0)[:9]
     shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
     for i in range(count):
         if opt_n[i] == 0:
             out[i] = opt_x[i] == target
             continue
-        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx)
+        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, 0)
         if r != ABORT:
-            r = query(opt_bits[i, 0], opt_shape[i, 0], np.int64(target) ^ opt_x[i], ctx)
+            r = query(opt_bits[i, 0], opt_shape[i, 0], np.int64(target) ^ opt_x[i], ctx, ONE)
         if r == ABORT:
             return False
         out[i] = r == 1
@@ -426,11 +445,9 @@ def values_of_positions(masks, h, w, budget, out, ctx):
     """The value of every position (a mask on the h x w frame) into `out`; with a node
     `budget` > 0, a position that needs more is left at -1 and the next one is tried.
     stats[DONE] counts the positions finished. False if stopped."""
-    db, boxes, kayles, tt, log_capacity, control, stats = ctx
-    rows = np.empty(64, np.uint64)
-    trows = np.empty(64, np.uint64)
-    parts = np.empty(64, np.uint64)
-    stack = np.empty(128, np.uint64)
+    ctx = _borrowed_ctx(ctx)
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    rows, trows, parts, stack = _level(ctx, 0)[:4]
     for k in range(masks.size):
         if budget:
             control[NODE_LIMIT] = stats[NODES] + budget
