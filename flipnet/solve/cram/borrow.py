@@ -10,7 +10,8 @@ borrow their arguments (which the caller keeps alive for the call) and their scr
 buffers (which the kernel itself keeps alive until it returns).
 """
 
-from numba.core import cgutils
+from llvmlite import ir
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
@@ -25,3 +26,22 @@ def borrowed(typingctx, array):
         return view._getvalue()
 
     return array(array), codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring element `index` of a C-contiguous array (counted flat) into
+    its caches, and go on: the search locates every option's parts before it reads one,
+    so their cache misses overlap instead of coming one after another."""
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        address = builder.gep(view.data, [args[1]])
+        byte = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
+                                              "llvm.prefetch.p0")
+        builder.call(hint, [builder.bitcast(address, byte), i32(0), i32(3), i32(1)])  # read, keep, data
+        return context.get_dummy_value()
+
+    return types.void(array, types.intp), codegen

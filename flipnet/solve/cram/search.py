@@ -19,7 +19,7 @@ of component + *n likewise); those also bound the nimber from below. The kernel 
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.borrow import borrowed
+from flipnet.solve.cram.borrow import borrowed, prefetch
 from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      vertical_moves)
@@ -125,47 +125,72 @@ def tt_exclude(tt, log_capacity, bits, shape, value, stats):
 
 
 @njit(cache=True)
-def db_get(db, boxes, rows, h, w):
-    """The endgame database's value of a component whose rows[0..h) fill an h x w box
-    (h <= w), or UNKNOWN."""
+def db_index(boxes, rows, h, w):
+    """Where the endgame database holds the value of a component whose rows[0..h) fill
+    an h x w box (h <= w), or -1."""
     for k in range(boxes.shape[0]):
         bh, bw, offset = boxes[k, 0], boxes[k, 1], boxes[k, 2]
         if h <= bh and w <= bw:
             index = np.uint64(0)
             for r in range(h):
                 index |= rows[r] << np.uint64(r * bw)
-            return int(db[offset + np.int64(index)])
-    return UNKNOWN
+            return offset + np.int64(index)
+    return -1
+
+
+# Where a part's value is: known at once, at an index of the database, or in the table
+# under a key. `locate` finds the place and prefetches it; `read` reads it.
+KNOWN, IN_DB, IN_TABLE = 0, 1, 2
 
 
 @njit(cache=True)
-def part_value(part, h, w, ctx, rows, trows):
-    """(nimber or UNKNOWN, key bits, key shape) of a component on the h x w frame. The
-    cheap answers come first (small, straight, the database, read in the frame's
+def locate(part, h, w, ctx, rows, trows):
+    """(kind, value or database index, key bits, key shape) of a component on the h x w
+    frame. The cheap answers come first (small, straight, the database in the frame's
     orientation); the canonical key is computed only when the table must be asked."""
     db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
     if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
-        return 1, np.uint64(0), 0
+        return KNOWN, 1, np.uint64(0), 0
     bh, bw = frame_rows(part, h, w, rows)
     if bh == 1 or bw == 1:  # a straight line: a Dawson's Kayles heap
-        return int(kayles[max(bh, bw)]), np.uint64(0), 0
+        return KNOWN, int(kayles[max(bh, bw)]), np.uint64(0), 0
     transposed = bh > bw
     if transposed:
         transpose_rows(rows, bh, bw, trows)
-        v = db_get(db, boxes, trows, bw, bh)
+        index = db_index(boxes, trows, bw, bh)
     else:
-        v = db_get(db, boxes, rows, bh, bw)
-    if v >= 0:
-        stats[DB_HITS] += 1
-        return v, np.uint64(0), 0
+        index = db_index(boxes, rows, bh, bw)
+    if index >= 0:
+        prefetch(db, index)
+        return IN_DB, index, np.uint64(0), 0
     kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed)
     if control[MIRROR] and is_point_symmetric_zero(kb, ks >> 7, ks & 127):
-        return 0, kb, ks
+        return KNOWN, 0, kb, ks
+    prefetch(tt, 2 * _slot(kb, ks, log_capacity))
+    return IN_TABLE, 0, kb, ks
+
+
+@njit(cache=True, inline="always")
+def read(kind, index, kb, ks, ctx):
+    """The value at a place `locate` found: UNKNOWN if the table does not hold it."""
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    if kind == KNOWN:
+        return index
+    if kind == IN_DB:
+        stats[DB_HITS] += 1
+        return int(db[index])
     i = tt_find(tt, log_capacity, kb, ks)
     v = tt_value(tt, i) if i >= 0 else UNKNOWN
     if v >= 0:
         stats[TT_HITS] += 1
-    return v, kb, ks
+    return v
+
+
+@njit(cache=True)
+def part_value(part, h, w, ctx, rows, trows):
+    """(nimber or UNKNOWN, key bits, key shape) of a component on the h x w frame."""
+    kind, index, kb, ks = locate(part, h, w, ctx, rows, trows)
+    return read(kind, index, kb, ks, ctx), kb, ks
 
 
 # Scratch memory: a row of each arena per depth of the search, so a node allocates
@@ -200,41 +225,55 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, ro
     number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first; the count."""
     h, w = shape >> 7, shape & 127
     count = 0
-    for vertical in range(2):
+    for vertical in range(2):  # locate every part of every option (prefetching), then read
         moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
         step = np.uint64(w if vertical else 1)
         while moves:
             low = moves & (~moves + np.uint64(1))
             moves &= moves - np.uint64(1)
             child = bits & ~(low | (low << step))
-            n_parts = reduced_split(child, h, w, parts, stack)
-            x, n, size = 0, 0, 0
-            for k in range(n_parts):
-                v, kb, ks = part_value(parts[k], h, w, ctx, rows, trows)
-                if v >= 0:
-                    x ^= v
-                    continue
-                c = popcount(kb)
-                twin = -1  # two equal components cancel: their nimbers XOR to 0
-                for j in range(n):
-                    if opt_bits[count, j] == kb and opt_shape[count, j] == ks:
-                        twin = j
-                if twin >= 0:
-                    for j in range(twin, n - 1):
-                        opt_bits[count, j], opt_shape[count, j] = opt_bits[count, j + 1], opt_shape[count, j + 1]
-                    n -= 1
-                    size -= c
-                    continue
-                # insert keeping the largest first
-                j = n
-                while j > 0 and popcount(opt_bits[count, j - 1]) < c:
-                    opt_bits[count, j], opt_shape[count, j] = opt_bits[count, j - 1], opt_shape[count, j - 1]
-                    j -= 1
-                opt_bits[count, j], opt_shape[count, j] = kb, ks
-                n += 1
-                size += c
-            opt_x[count], opt_n[count], opt_size[count] = x, n, size
+            x, n = 0, 0
+            for k in range(reduced_split(child, h, w, parts, stack)):
+                kind, index, kb, ks = locate(parts[k], h, w, ctx, rows, trows)
+                if kind == KNOWN:
+                    x ^= index
+                else:  # a database entry is kept as (index, shape 0)
+                    opt_bits[count, n] = kb if kind == IN_TABLE else np.uint64(index)
+                    opt_shape[count, n] = ks if kind == IN_TABLE else 0
+                    n += 1
+            opt_x[count], opt_n[count] = x, n
             count += 1
+    for i in range(count):
+        located = opt_n[i]
+        for k in range(located):
+            parts[k], stack[k] = opt_bits[i, k], np.uint64(opt_shape[i, k])
+        x, n, size = opt_x[i], 0, 0
+        for k in range(located):
+            kb, ks = parts[k], np.int64(stack[k])
+            v = read(IN_TABLE if ks else IN_DB, np.int64(kb), kb, ks, ctx)
+            if v >= 0:
+                x ^= v
+                continue
+            c = popcount(kb)
+            twin = -1  # two equal components cancel: their nimbers XOR to 0
+            for j in range(n):
+                if opt_bits[i, j] == kb and opt_shape[i, j] == ks:
+                    twin = j
+            if twin >= 0:
+                for j in range(twin, n - 1):
+                    opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j + 1], opt_shape[i, j + 1]
+                n -= 1
+                size -= c
+                continue
+            # insert keeping the largest first
+            j = n
+            while j > 0 and popcount(opt_bits[i, j - 1]) < c:
+                opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j - 1], opt_shape[i, j - 1]
+                j -= 1
+            opt_bits[i, j], opt_shape[i, j] = kb, ks
+            n += 1
+            size += c
+        opt_x[i], opt_n[i], opt_size[i] = x, n, size
     return count
 
 
