@@ -7,7 +7,8 @@ option has nimber n. An option is C minus one domino, split into components; the
 nimbers of all of its parts but the largest are computed outright and folded into the
 target, so every question is "does this one component have nimber t?". Options whose
 parts are all known (the endgame database, Kayles lines, small shapes, the table) are
-answered first and may settle the question at once; the rest are tried smallest first.
+answered first and may settle the question at once; the rest are tried cheapest first:
+the fewest cells left to search, then the fewest moves in the largest part.
 
 Proven facts are stored in an open-addressing table keyed by canonical form
 (`bits.canonical`), once per component whatever its place or orientation: its nimber
@@ -211,7 +212,7 @@ def scratch():
 @njit(cache=True, inline="always")
 def _level(ctx, depth):
     """The scratch buffers of one depth: rows, trows, parts, stack (the split's and the
-    canonical form's), then the options' opt_x, opt_n, opt_size, opt_bits, opt_shape
+    canonical form's), then the options' opt_x, opt_n, opt_cost, opt_bits, opt_shape
     (as `options_of` fills them) and the question's order and used marks."""
     u, i = ctx[7][depth], ctx[8][depth]
     return (u[_ROWS:_TROWS], u[_TROWS:_PARTS], u[_PARTS:_STACK], u[_STACK:_OPT_BITS],
@@ -220,9 +221,10 @@ def _level(ctx, depth):
 
 
 @njit(cache=True)
-def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack):
+def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack):
     """Every option of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
-    number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first; the count."""
+    number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first, and
+    opt_cost[i] the order in which to ask it; the count."""
     h, w = shape >> 7, shape & 127
     count = 0
     for vertical in range(2):  # locate every part of every option (prefetching), then read
@@ -273,7 +275,10 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, ro
             opt_bits[i, j], opt_shape[i, j] = kb, ks
             n += 1
             size += c
-        opt_x[i], opt_n[i], opt_size[i] = x, n, size
+        # the order of questions: fewest unknown cells, then fewest moves in the largest part
+        # (a smaller game to search: 31-40% fewer positions on 5x7 and 4x9, 16% more on 3x14)
+        moves = move_count(opt_bits[i, 0], opt_shape[i, 0] >> 7, opt_shape[i, 0] & 127) if n else 0
+        opt_x[i], opt_n[i], opt_cost[i] = x, n, size * 256 + moves
     return count
 
 
@@ -318,8 +323,8 @@ def query(bits, shape, target, ctx, depth):
     while low < 64 and (excluded >> np.uint64(low)) & np.uint64(1):
         low += 1
 
-    rows, trows, parts, stack, opt_x, opt_n, opt_size, opt_bits, opt_shape, order, used = _level(ctx, depth)
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
+    rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order, used = _level(ctx, depth)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack)
 
     present = (np.uint64(1) << np.uint64(low)) - np.uint64(1)  # values some option has
     pending = 0
@@ -338,9 +343,9 @@ def query(bits, shape, target, ctx, depth):
                 break
         if duplicate:
             continue
-        # smallest unknown work first (insertion sort by total size of unknown parts)
+        # cheapest first (insertion sort by opt_cost)
         j = pending
-        while j > 0 and opt_size[order[j - 1]] > opt_size[i]:
+        while j > 0 and opt_cost[order[j - 1]] > opt_cost[i]:
             order[j] = order[j - 1]
             j -= 1
         order[j] = i
@@ -447,9 +452,9 @@ def moves_to(bits, h, w, target, out, ctx):
     """For every domino of one component (h x w frame): whether the component minus it
     has nimber `target`. out[i] for the i-th domino in `dominoes` order; False if stopped."""
     ctx = _borrowed_ctx(ctx)
-    rows, trows, parts, stack, opt_x, opt_n, opt_size, opt_bits, opt_shape = _level(ctx, 0)[:9]
+    rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape = _level(ctx, 0)[:9]
     shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_size, rows, trows, parts, stack)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack)
     for i in range(count):
         if opt_n[i] == 0:
             out[i] = opt_x[i] == target
