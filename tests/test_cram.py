@@ -192,7 +192,7 @@ def test_components_are_connected_groups_of_two_or_more():
 def test_a_borrowed_array_writes_through_to_the_array_it_borrows():
     from numba import njit
 
-    from flipnet.solve.cram.borrow import borrowed
+    from flipnet.solve.cram.memory import borrowed
 
     @njit
     def write_through(a):

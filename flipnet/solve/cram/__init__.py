@@ -164,8 +164,9 @@ class CramSolver:
                                          db_hits=int(self.stats[search.DB_HITS]), refresh=False)
                         line.refresh()
             finally:
-                if worker.is_alive():  # leaving early (a second Ctrl-C): stop the kernel too
-                    self.control[search.STOP] = 1
+                if worker.is_alive():  # leaving early (a second Ctrl-C): stop the kernel too, and let it
+                    self.control[search.STOP] = 1  # leave the scratch buffers before the next call takes them
+                    worker.join(1.0)
                 if line is not None:
                     line.close()
                 self.seconds += time.perf_counter() - start

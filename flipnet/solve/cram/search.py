@@ -13,17 +13,23 @@ the fewest cells left to search, then the fewest moves in the largest part.
 Proven facts are stored in an open-addressing table keyed by canonical form
 (`bits.canonical`), once per component whatever its place or orientation: its nimber
 when known, and the values it was shown not to have (Lemoine and Viennot keep outcomes
-of component + *n likewise); those also bound the nimber from below. The kernel polls `control[STOP]` once per node, so a time limit or Ctrl-C
-(set from another thread) ends it within microseconds; it then returns ABORT upward.
+of component + *n likewise); those also bound the nimber from below. The kernel polls
+`control[STOP]` once per node, so a time limit or Ctrl-C (set from another thread) ends
+it within microseconds; it then returns ABORT upward.
+
+A node allocates nothing and counts no references: its buffers are its depth's row of
+the solver's scratch arenas, and the kernels borrow their arrays (`memory.borrowed`). It
+locates every part of every option first, prefetching the table's and the database's
+lines, and reads them after, so the cache misses overlap (`memory.prefetch`).
 """
 
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.borrow import borrowed, prefetch
 from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      vertical_moves)
+from flipnet.solve.cram.memory import borrowed, prefetch
 
 ABORT = -9
 UNKNOWN = -1
@@ -427,7 +433,7 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
 
 @njit(cache=True, inline="always")
 def _borrowed_ctx(ctx):
-    """The context's arrays borrowed (`borrow`): the caller holds them for the call."""
+    """The context's arrays borrowed (`memory.borrowed`): the caller holds them for the call."""
     db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
     return (borrowed(db), borrowed(boxes), borrowed(kayles), borrowed(tt), log_capacity, borrowed(control),
             borrowed(stats), borrowed(scratch_u), borrowed(scratch_i))

@@ -1,4 +1,4 @@
-"""Arrays without reference counting, for the search's hot calls.
+"""How the search kernels touch memory: arrays without reference counting, and prefetching.
 
 Numba counts references to every array it passes to a function that is not inlined:
 an atomic increment on the way in and a decrement on the way out. In the Cram search
@@ -6,8 +6,12 @@ that is tens of atomic operations per option of every node, and a profile (perf,
 put 44% of the time in NRT_incref and NRT_decref. A *borrowed* array is the same view
 of the same memory with no owner record (meminfo NULL), for which Numba's incref and
 decref return at once. It must not outlive the array it was borrowed from: the kernels
-borrow their arguments (which the caller keeps alive for the call) and their scratch
-buffers (which the kernel itself keeps alive until it returns).
+borrow only their arguments, the solver's arrays (scratch buffers included), which the
+calling thread holds until the kernel returns.
+
+What is left is waiting for memory: the table and the endgame database are read at
+random, each read a cache miss. `prefetch` asks for a line without waiting for it, so
+a node asks for all its options' lines first and reads them after.
 """
 
 from llvmlite import ir
