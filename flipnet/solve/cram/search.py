@@ -206,7 +206,7 @@ def part_value(part, h, w, ctx, rows, trows):
 LEVELS = 34
 _ROWS, _TROWS, _PARTS, _STACK, _OPT_BITS = 0, 64, 128, 192, 320  # uint64 words of a level
 U_WORDS = _OPT_BITS + MAX_OPTIONS * MAX_PARTS
-_X, _N, _SIZE, _ORDER, _USED, _OPT_SHAPE = (k * MAX_OPTIONS for k in range(6))  # int64 words
+_X, _N, _COST, _ORDER, _USED, _OPT_SHAPE = (k * MAX_OPTIONS for k in range(6))  # int64 words
 I_WORDS = _OPT_SHAPE + MAX_OPTIONS * MAX_PARTS
 
 
@@ -222,7 +222,7 @@ def _level(ctx, depth):
     (as `options_of` fills them) and the question's order and used marks."""
     u, i = ctx[7][depth], ctx[8][depth]
     return (u[_ROWS:_TROWS], u[_TROWS:_PARTS], u[_PARTS:_STACK], u[_STACK:_OPT_BITS],
-            i[_X:_N], i[_N:_SIZE], i[_SIZE:_ORDER], u[_OPT_BITS:].reshape((MAX_OPTIONS, MAX_PARTS)),
+            i[_X:_N], i[_N:_COST], i[_COST:_ORDER], u[_OPT_BITS:].reshape((MAX_OPTIONS, MAX_PARTS)),
             i[_OPT_SHAPE:].reshape((MAX_OPTIONS, MAX_PARTS)), i[_ORDER:_USED], i[_USED:_OPT_SHAPE])
 
 
