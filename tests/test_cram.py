@@ -162,6 +162,25 @@ def test_canonical_form_ignores_place_and_symmetry():
     assert key_shape >> 7 <= key_shape & 127  # canonical boxes lie with h <= w
 
 
+def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
+    import threading
+
+    game, values = FlipGame(5, 5), table_5x5
+    shared = CramSolver(progress=False, tt_log=18)
+    states = np.random.default_rng(12).integers(0, 1 << 25, size=(2, 600)).tolist()
+    answers = [[], []]
+
+    def ask(k):
+        answers[k] = [shared.value(game.cells(s)) for s in states[k]]
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == [[int(values[s]) for s in states[k]] for k in range(2)]
+
+
 def test_a_position_far_beyond_tables_is_the_xor_of_its_pieces():
     game = FlipGame(3, 4)
     values = table(game)

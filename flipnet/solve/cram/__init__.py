@@ -46,6 +46,7 @@ class CramSolver:
         self.control[search.MIRROR] = int(mirror)
         self.stats = np.zeros(8, np.int64)
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
+        self._busy = threading.Lock()  # held while a kernel runs
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
 
@@ -129,7 +130,12 @@ class CramSolver:
 
     def _run(self, kernel, *args, watch=None):
         """Run a search kernel in a worker thread; progress, time limit and Ctrl-C here.
-        `watch(positions done)`, if given, replaces the progress line."""
+        `watch(positions done)`, if given, replaces the progress line. One kernel at a
+        time: they share the table and the scratch buffers, so a second caller waits."""
+        with self._busy:
+            self._run_alone(kernel, *args, watch=watch)
+
+    def _run_alone(self, kernel, *args, watch=None):
         self.control[search.STOP] = 0
         done_before = int(self.stats[search.DONE])
         done, failed = [], []
