@@ -162,6 +162,19 @@ def test_canonical_form_ignores_place_and_symmetry():
     assert key_shape >> 7 <= key_shape & 127  # canonical boxes lie with h <= w
 
 
+def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
+    import flipnet.solve.cram as cram
+
+    monkeypatch.setattr(cram, "LARGE_TABLE_FROM", 12)
+    monkeypatch.setattr(cram, "LARGE_TABLE_LOG", 14)
+    game, values = FlipGame(3, 4), table(FlipGame(3, 4))
+    growing, fixed = CramSolver(progress=False, tt_log=10, grow_table=True), CramSolver(progress=False, tt_log=10)
+    assert growing.value(game.cells(0b011101110111)) == values[0b011101110111]  # 9 cells: stays
+    assert growing.tt.shape[0] == 1 << 10
+    assert growing.value(full(3, 4)) == values[(1 << 12) - 1] == fixed.value(full(3, 4))  # 12 cells: grows
+    assert growing.tt.shape[0] == 1 << 14 and growing.tt_log == 14 and fixed.tt.shape[0] == 1 << 10
+
+
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
     import threading
 

@@ -155,7 +155,7 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
 rows, cols, mirror = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 start = time.perf_counter()
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror)
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, grow_table=True)
 value = solver.value({(r, c) for r in range(rows) for c in range(cols)})
 print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solver.report(),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

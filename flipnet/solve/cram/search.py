@@ -253,7 +253,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
             count += 1
     for i in range(count):
         located = opt_n[i]
-        for k in range(located):
+        for k in range(located):  # the located parts move aside while the row takes the unknown ones
             parts[k], stack[k] = opt_bits[i, k], np.uint64(opt_shape[i, k])
         x, n, size = opt_x[i], 0, 0
         for k in range(located):
