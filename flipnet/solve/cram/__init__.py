@@ -23,7 +23,7 @@ MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 # From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
-# in 52 min with 2^28 entries and not in 75 min with 2^26; 6x7 (42) takes 7 min with 2^26.
+# in 52 min with 2^28 entries and not in 68 min with 2^26; 6x7 (42) takes 7 min with 2^26.
 LARGE_TABLE_FROM, LARGE_TABLE_LOG = 45, 28  # 2^28 entries: 4.3 GB, in pages as they are used
 
 
