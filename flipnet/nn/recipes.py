@@ -69,13 +69,13 @@ RECIPES = {r.name: r for r in (
     Recipe("xornet2d", "beyond the paper: XOR of the components' learnt values "
            "(make train-2d-xornet)", {"model": "xornet2d", "data": "flip2d", "bucket": 1, **XORNET}),
     Recipe("xormem2d", "xornet2d with a memory of the training shapes (make train-2d-xormem)",
-           {"model": "xormem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+           {"model": "xormem2d", "data": "flip2d", "bucket": 1, **XORNET, "flush_denormals": True}),
     Recipe("lookup2d", "baseline, no learning: component values read from the training labels, "
            "an unseen shape given its size's most common value (make train-2d-lookup)",
            {"model": "lookup2d", "data": "flip2d", "bucket": 1}),
     Recipe("featmem2d", "beyond the paper, size-free: a network on shape descriptions, with a "
            "memory of training shapes (make train-2d-featmem)",
-           {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+           {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET, "flush_denormals": True}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

@@ -20,6 +20,7 @@ import numpy as np
 import pytensor
 
 from flipnet.base import signals
+from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import check_writable, ensure_dir, write_json
 from flipnet.base.progress import bar
@@ -60,7 +61,7 @@ def train(config, resume=False, overwrite=False, log=print):
     config.check()
     split = read_split(config.data, config.bucket)
     model = _build_for(config, split)
-    with _claimed(config, resume, overwrite):
+    with _claimed(config, resume, overwrite), flushed(config.flush_denormals):
         model.fit(split.train[0])
         optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay)
         symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
