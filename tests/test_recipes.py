@@ -31,6 +31,9 @@ def test_the_paper_protocols_are_the_scripts():
     assert (two.lr, two.batch, two.epochs, two.shuffle, two.bucket) == (0.02, 50, 200, "once", 1)
     assert (two.validate_every, two.improvement_threshold, two.eval_batch) == (0, 0.99, 50)
     assert config_for("logreg2d").improvement_threshold == 0.99
+    # Theano computed with subnormal floats; a paper protocol must too (base/denormals.py)
+    assert not any(config_for(name).flush_denormals for name, r in RECIPES.items() if r.paper)
+    assert not paper_protocol(config_for("conv1d", flush_denormals=True))
 
 
 @pytest.mark.parametrize("recipe, overrides, expected", [
