@@ -1,6 +1,6 @@
 """Flush-to-zero (base/denormals.py): subnormal floats are zero inside the block, in its
-thread (not in threads already running), and the control register is as it was after it; a training run with
-`flush_denormals` runs its epochs that way."""
+thread (not in threads already running), and the control register is as it was after it;
+a training run with `flush_denormals` runs its epochs that way."""
 
 import threading
 

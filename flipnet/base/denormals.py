@@ -4,8 +4,9 @@ When a network's softmax saturates, the errors it sends back fall below float32'
 smallest normal number (1.2e-38). x86 CPUs handle such subnormal numbers in microcode,
 and a matrix product full of them is about 150 times slower (a 512x512 float32 product:
 1.5 s for five against 0.01 s, this machine). A run of xormem2d (seed 1) went from 20 s
-to 150 s an epoch after its ninth epoch that way, 92% of the time in OpenBLAS's sgemm;
-with subnormals flushed, 15 s.
+to 150 s an epoch after its ninth epoch that way, 92% of the time in OpenBLAS's sgemm
+(15 s flushed), and xornet2d takes 2.6 to 4.7 min an epoch from its third (12 s flushed).
+Flushing changed no figure of any recipe (docs/results.md).
 
 The FTZ and DAZ bits of the SSE control register (MXCSR) make the CPU read and write
 them as zero, as TensorFlow's CPU threads do. Theano did not, so the paper's recipes

@@ -54,9 +54,9 @@ class TrainConfig:
     augment: str = setting("none", "symmetry: train on a random rotation/reflection of each "
                                    "state every epoch", choices=("none", "symmetry"))
     tta: bool = setting(False, "predict by averaging over the board's symmetries")
-    flush_denormals: bool = setting(False, "treat float values too small to be normal (below "
-                                           "1.2e-38) as zero while training: far faster once "
-                                           "gradients underflow (x86-64; base/denormals.py)")
+    flush_denormals: bool = setting(False, "treat subnormal floats (float32: below 1.2e-38) as "
+                                           "zero while training: far faster once gradients "
+                                           "underflow (x86-64; base/denormals.py)")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
