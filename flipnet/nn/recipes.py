@@ -41,8 +41,8 @@ PAPER_2D = dict(data="flip2d", bucket=1, optimizer="sgd", lr=0.02, batch=50, epo
                 improvement_threshold=0.99, eval_batch=50)
 # flipnet's faster schedules: same split, SGD at a larger rate with a cosine decay to 0.
 # flipnet's own recipes flush subnormal floats (base/denormals.py): the same figures,
-# 1.7x faster for convmlp2d, 13-23x an epoch for xornet2d; the paper's keep IEEE arithmetic, as
-# Theano had it.
+# 1.7x faster for convmlp2d, 13-23x an epoch for xornet2d; the paper's recipes keep
+# IEEE arithmetic, as Theano had it.
 FAST_1D = dict(data="flip1d", bucket=0, optimizer="sgd", lr=0.05, batch=20, epochs=250,
                schedule="cosine", shuffle="once", augment="symmetry", tta=True, flush_denormals=True)
 FAST_2D = dict(data="flip2d", bucket=1, optimizer="sgd", lr=0.05, batch=50, schedule="cosine",
