@@ -5,7 +5,7 @@ smallest normal number (1.2e-38). x86 CPUs handle such subnormal numbers in micr
 and a matrix product full of them is about 150 times slower (a 512x512 float32 product:
 1.5 s for five against 0.01 s, this machine). A run of xormem2d (seed 1) went from 20 s
 to 150 s an epoch after its ninth epoch that way, 92% of the time in OpenBLAS's sgemm
-(15 s flushed), and xornet2d takes 2.6 to 4.7 min an epoch from its third (12 s flushed).
+(15 s flushed), and xornet2d takes 2.4 to 4.7 min an epoch from its third (12 s flushed).
 Flushing changed no figure of any recipe (docs/results.md).
 
 The FTZ and DAZ bits of the SSE control register (MXCSR) make the CPU read and write
