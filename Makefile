@@ -12,7 +12,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 
 .PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train-1d train-1d-fast \
         train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
-        train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-best beyond \
+        train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-best beyond \
         train-nim train-es arena compare readme compare-seeds compare-seeds-1d compare-seeds-2d \
         compare-seeds-faithful-1d
 
@@ -101,14 +101,17 @@ train-2d-lookup: data/flip2d.h5 ## the no-learning baseline: shape values read f
 train-2d-featmem: data/flip2d.h5 ## beyond the paper, size-free: a network on shape descriptions + memory
 	$(TRAIN) featmem2d
 
+train-2d-convmem: data/flip2d.h5 ## size-free: the lookup table + a masked convolution for new shapes
+	$(TRAIN) convmem2d
+
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-xormem train-2d-featmem ## the best 2D model by validation: xormem2d x featmem2d
-	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
+train-2d-best: train-2d-convmem ## the best 2D model by validation: convmem2d (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d.npz --out results/eval-convmem2d-5x5.json
 
 # Every component model on the 5x5 test set and, where it reads any board, on the 6x6 and
 # 7x7 samples; alone and with one ply of lookahead on the shapes it never met.
-BEYOND_MODELS := lookup2d xormem2d featmem2d
-SIZE_FREE := lookup2d featmem2d
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d
+SIZE_FREE := lookup2d featmem2d convmem2d
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	for m in $(BEYOND_MODELS); do \
 	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \

@@ -12,6 +12,7 @@ from flipnet.base.errors import FlipnetError, Interrupted
 
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
+MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluate.py)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,6 +132,9 @@ def build_parser():
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
     p.add_argument("--one-ply", action="store_true", help="value the shapes the model never met by "
                    "one ply of lookahead (the mex over its own values of their options)")
+    p.add_argument("--mex", choices=MEX_RULES, default="soft", help="with --one-ply: the most likely mex "
+                   "of the children's distributions (soft, the default) or the mex of their most likely "
+                   "values (hard)")
     p.add_argument("--with", dest="partners", nargs="+", default=[], metavar="MODEL_FILE",
                    help="more component models: evaluate the ensemble (geometric mean of their "
                         "shape distributions)")
@@ -139,7 +143,11 @@ def build_parser():
 
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
     p.add_argument("model_file", help="results/NAME.npz")
-    p.add_argument("position", help="rows of 0/1 joined by '/'")
+    p.add_argument("position", help="rows of 0/1 joined by '/' (any board for a size-free model)")
+    p.add_argument("--one-ply", action="store_true", help="a component model: one ply of lookahead "
+                   "(the mex of its own values of the children) on shapes it never met")
+    p.add_argument("--mex", choices=MEX_RULES, default="soft", help="with --one-ply: soft or hard "
+                   "(as for evaluate)")
     p.set_defaults(run=cmd_predict)
 
     p = sub.add_parser("compare", help="the paper's claims beside flipnet's measured figures")
@@ -357,10 +365,10 @@ def cmd_evaluate(args):
 
     if args.out:
         check_writable(args.out)
-    record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply,
-                           partners=args.partners)
+    record = evaluate_file(args.model_file, args.data, args.bucket,
+                           lookahead=args.one_ply and args.mex, partners=args.partners)
     where = f", bucket {record['bucket']}" if "bucket" in record else ""
-    how = " + 1-ply mex on new shapes" if args.one_ply else ""
+    how = f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else ""
     print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
     def pct(x):
         return "-" if x is None else f"{x:.4%}"
@@ -374,17 +382,23 @@ def cmd_evaluate(args):
 
 
 def cmd_predict(args):
+    import numpy as np
+
     from flipnet import games
-    from flipnet.nn.compile import Predictor
-    from flipnet.nn.store import load_model
+    from flipnet.nn.evaluate import load, on_board, predictor
     from flipnet.solve import analyse
 
-    model, meta = load_model(args.model_file)
-    game = games.make("flip", shape=(model.rows, model.cols))
+    model, meta = load(args.model_file)
+    if hasattr(model, "for_board"):  # a component model: the position's own board
+        game = games.for_position("flip", args.position)
+        model = on_board(model, game.rows, game.cols, f"the position {args.position}")
+    else:
+        game = games.make("flip", shape=(model.rows, model.cols))
     state = game.parse(args.position)
-    predicted = int(Predictor.as_trained(model, meta)([state])[0])
+    predicted = int(predictor(model, meta, args.one_ply and args.mex)(np.array([state], np.uint64))[0])
     true = analyse(game, state).value
-    print(f"{game.format(state)}: predicted nim-value {predicted}, true {true} "
+    ply = " with one ply of lookahead" if args.one_ply else ""
+    print(f"{game.format(state)}: predicted nim-value {predicted}{ply}, true {true} "
           f"({'right' if predicted == true else 'wrong'})")
 
 

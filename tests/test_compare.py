@@ -192,6 +192,15 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
             if line.startswith("| `")}
     assert rows["| `xormem2d+featmem2d`"].split(" | ")[1] == "2.09%"
     assert "chosen on validation (1.01%)" in rows["| `xormem2d+featmem2d`"]
+    write_json(tmp_path / "convmem2d.json", {"valid_error": 0.012, "valid_shape_error": 0.3, "best_epoch": 20,
+                                            "config": {"epochs": 24}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `convmem2d`"].endswith("| epoch 20 of 24 by new validation shapes (30.00% wrong) |")
+    write_json(tmp_path / "eval-convmem2d-5x5-1ply.json", {"lookahead": "hard", "parts": {"test": test}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `convmem2d` + 1-ply mex of most likely values"].split(" | ")[1] == "2.09%"
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

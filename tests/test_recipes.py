@@ -12,7 +12,7 @@ from flipnet.nn import recipes
 from flipnet.nn.config import FIELDS, TrainConfig
 from flipnet.nn.metrics import evaluated
 from flipnet.nn.recipes import RECIPES, config_for, paper_protocol
-from flipnet.nn.train import _Run, train
+from flipnet.nn.train import Run, train
 
 
 def test_every_recipe_builds_a_valid_config():
@@ -92,7 +92,7 @@ def test_the_threshold_keeps_the_best_through_small_improvements():
 
     curve = [0.50, 0.499, 0.45, 0.4460, 0.30, 0.2980, 0.2975]  # 0.99 x 0.30 = 0.297
     for threshold, best in ((0.99, (5, 0.30)), (1.0, (7, 0.2975))):
-        run = _Run(0, [], 0.0, float("inf"), {}, None, 0.0)
+        run = Run(0, [], 0.0, float("inf"), {}, None, 0.0)
         for error in curve:
             run.check(Model(), error, 1.0, threshold)
             run.record(0.0, error, 0.0)

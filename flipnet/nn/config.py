@@ -37,6 +37,8 @@ class TrainConfig:
     momentum: float = setting(0.9, "momentum coefficient, in [0, 1)")
     weight_decay: float = setting(0.0, "shrink weight matrices: sgd/momentum add decay * W to the "
                                        "gradient (an L2 penalty decay/2 |W|^2), adam decouples it (AdamW)")
+    clip_norm: float = setting(0.0, "scale each minibatch's gradients down to at most this global "
+                                     "L2 norm (0: never)")
     schedule: str = setting("constant", "learning rate per epoch: constant (the paper's), cosine "
                                         "or onecycle (warm-up, then cosine)", choices=SCHEDULE_NAMES)
     shuffle: str = setting("epoch", "one training order for the whole run (once, the paper's) "
@@ -79,6 +81,8 @@ class TrainConfig:
             raise FlipnetError(f"--momentum must be in [0, 1), got {self.momentum}")
         if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
             raise FlipnetError(f"--weight-decay must be a finite number >= 0, got {self.weight_decay}")
+        if not (math.isfinite(self.clip_norm) and self.clip_norm >= 0):
+            raise FlipnetError(f"--clip-norm must be a finite number >= 0, got {self.clip_norm}")
         if not 0 < self.improvement_threshold <= 1:
             raise FlipnetError(f"--improvement-threshold must be in (0, 1], got {self.improvement_threshold}")
         for name in ("optimizer", "schedule", "shuffle", "augment"):

@@ -20,12 +20,13 @@ class ComponentEnsemble:
     and positions' values by calling it with states."""
 
     def __init__(self, members, where="the ensemble"):
-        """`members`: [(model, meta)] of component networks trained on the same dataset."""
+        """`members`: [(model, meta)] of component networks (or convmem2d models) trained on
+        the same dataset."""
         if len(members) < 2:
             raise FlipnetError(f"{where}: an ensemble needs two models or more")
         first, first_meta = members[0]
         for model, meta in members:
-            if not hasattr(model, "components") or not hasattr(model, "network_inputs"):
+            if not hasattr(model, "components") or not _values_shapes(model):
                 raise FlipnetError(f"{where}: {model.name} does not value components with a network")
             if (model.rows, model.cols, model.n_classes) != (first.rows, first.cols, first.n_classes):
                 raise FlipnetError(f"{where}: {model.name} reads {model.rows}x{model.cols} with "
@@ -38,7 +39,7 @@ class ComponentEnsemble:
         self.name = "+".join(m.name for m in self.members)
         self.rows, self.cols, self.n_classes = first.rows, first.cols, first.n_classes
         self.components = first.components
-        self._predictors = [ComponentPredictor(m) for m in self.members]
+        self._predictors = [_distributions(m) for m in self.members]
 
     def for_board(self, rows, cols):
         """The ensemble of the members reading rows x cols (each must be able to)."""
@@ -46,7 +47,7 @@ class ComponentEnsemble:
         other.__dict__.update(self.__dict__)
         other.members = [m.for_board(rows, cols) if hasattr(m, "for_board") else m for m in self.members]
         other.rows, other.cols, other.components = rows, cols, other.members[0].components
-        other._predictors = [ComponentPredictor(m) for m in other.members]
+        other._predictors = [_distributions(m) for m in other.members]
         return other
 
     @property
@@ -76,6 +77,16 @@ class ComponentEnsemble:
 
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)
+
+
+def _values_shapes(model):
+    """A component network, or a model that gives shapes distributions itself (convmem2d)."""
+    return hasattr(model, "network_inputs") or hasattr(model, "probabilities")
+
+
+def _distributions(model):
+    """What gives a member's distribution of shape values: `.probabilities(keys)`."""
+    return ComponentPredictor(model) if hasattr(model, "network_inputs") else model
 
 
 def _trained_on(meta):

@@ -16,6 +16,8 @@ from flipnet.datasets.components import Components
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.compile import ComponentPredictor, Predictor
+from flipnet.nn.convmem import NAME as CONVMEM
+from flipnet.nn.convmem import ConvMemory
 from flipnet.nn.ensemble import ComponentEnsemble
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.metrics import error_rate, evaluated
@@ -25,8 +27,11 @@ from flipnet.nn.store import load_model, load_npz
 
 
 def load(model_file):
-    """(model, meta) of a model file: a network, or the lookup baseline's table."""
+    """(model, meta) of a model file: a network, the lookup baseline's table, or convmem2d
+    (the table and a network)."""
     arrays, meta = load_npz(model_file)
+    if meta.get("model") == CONVMEM:
+        return ConvMemory.load(model_file)
     if meta.get("model") == "lookup2d":
         try:
             return ShapeLookup.from_arrays(arrays, int(meta["rows"]), int(meta["cols"])), meta
@@ -61,20 +66,27 @@ def known_shapes(model, meta):
 
 def predictor(model, meta, lookahead=False):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
-    never met in training (the 'model + 1-ply mex' rows)."""
+    never met in training (the 'model + 1-ply mex' rows). `lookahead`: False, "soft"
+    (or True: the most likely mex of the children's distributions, `nn/oneply.py`) or
+    "hard" (the mex of the children's most likely values)."""
     component_model = hasattr(model, "components")  # networks of components, the lookup, an ensemble
+    values_positions = isinstance(model, (ShapeLookup, ComponentEnsemble, ConvMemory))  # called with states
     if not lookahead:
-        return model if isinstance(model, (ShapeLookup, ComponentEnsemble)) else Predictor.as_trained(model, meta)
+        return model if values_positions else Predictor.as_trained(model, meta)
     if not component_model:
         raise FlipnetError(f"one ply of lookahead needs a model that values components; {model.name} does not")
     if isinstance(model, ShapeLookup):
         value = model.component_values
         probs = one_hot(value)
-    elif isinstance(model, ComponentEnsemble):
+    elif values_positions:
         value, probs = model.component_values, model.probabilities
     else:
         value = ComponentPredictor(model)
         probs = value.probabilities
+    if lookahead == "hard":
+        probs = one_hot(value, getattr(model, "n_classes", 16))
+    elif lookahead not in (True, "soft"):
+        raise ValueError(f"unknown mex rule {lookahead!r}: soft or hard")
     met = known_shapes(model, meta)
     components = model.components
 
@@ -133,7 +145,7 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
             raise FlipnetError(f"{data} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
         if isinstance(model, ComponentEnsemble):
             model.check_labels(split, data)
-        elif not isinstance(model, ShapeLookup):
+        elif not isinstance(model, (ShapeLookup, ConvMemory)):
             check_labels(model, split, data)
         predict = predictor(model, meta, lookahead)
         eval_batch = int(trained.get("eval_batch", 0) or 0)

@@ -80,6 +80,11 @@ RECIPES = {r.name: r for r in (
     Recipe("featmem2d", "beyond the paper, size-free: a network on shape descriptions, with a "
            "memory of training shapes (make train-2d-featmem)",
            {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+    Recipe("convmem2d", "beyond the paper, size-free: the lookup table, and a masked convolution "
+           "over a shape's cells trained on it for the shapes it lacks (make train-2d-convmem)",
+           {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.003,
+            "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
+            "augment": "symmetry", "tta": True, "flush_denormals": True}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

@@ -61,13 +61,14 @@ def train(config, resume=False, overwrite=False, log=print):
     config.check()
     split = read_split(config.data, config.bucket)
     model = _build_for(config, split)
-    with _claimed(config, resume, overwrite), flushed(config.flush_denormals):
+    with claimed(config, resume, overwrite), flushed(config.flush_denormals):
         model.fit(split.train[0])
-        optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay)
+        optimizer = optim.make(config.optimizer, model.dense_params, config.momentum, config.weight_decay,
+                               config.clip_norm)
         symmetries = Symmetries(model.rows, model.cols) if config.augment != "none" or config.tta else None
-        run = _Run.fresh(config, model)
+        run = Run.fresh(config, model)
         if resume and config.path(".ckpt.npz").exists():
-            run = _Run.resume(config, model, optimizer)
+            run = Run.resume(config, model, optimizer)
             log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
         elif resume:
             log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
@@ -139,7 +140,7 @@ def train(config, resume=False, overwrite=False, log=print):
 
 
 @contextlib.contextmanager
-def _claimed(config, resume, overwrite):
+def claimed(config, resume, overwrite):
     """Hold the run's name for the run: refuse one that is running in another process,
     and a finished or interrupted one unless it is resumed or overwritten. Checks that the
     results directory can be written before any training starts."""
@@ -188,7 +189,7 @@ def _build_for(config, split):
     return model
 
 
-class _Run:
+class Run:
     """What a run has done so far: the part of the state a checkpoint must carry."""
 
     def __init__(self, epoch, curve, best_at, best_valid, best_params, rng, elapsed_before):

@@ -17,8 +17,10 @@ MODELS = (
                  "their size's most common value"),
     ("xormem2d", "network on the cells of a 5x5 frame + memory of training shapes"),
     ("featmem2d", "size-free network on shape descriptions + memory of training shapes"),
-    ("xormem2d+featmem2d", "the two networks above, their shape distributions multiplied (normalised "
-                           "geometric mean); reads 5x5 only, as xormem2d"),
+    ("convmem2d", "size-free: the lookup table where the training labels fix a shape's value, a masked "
+                  "convolution over the shape's cells (trained on the table) for the rest"),
+    ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
+                           "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
@@ -44,14 +46,17 @@ def _row(results_dir, model, one_ply):
     trained = Path(results_dir) / f"{model}.json"
     run = read_json(trained, "results file") if trained.exists() else {}
     valid = run.get("valid_error")
+    epochs = f"epoch {run.get('best_epoch', '?')} of {run.get('config', {}).get('epochs', '?')}"
     chosen = ("no training" if model == "lookup2d" else
-              f"epoch {run.get('best_epoch', '?')} of {run.get('config', {}).get('epochs', '?')} by "
-              f"validation ({_pct(valid)})" if run else "-")
+              f"{epochs} by validation ({_pct(valid)})" if run else "-")
+    if "valid_shape_error" in run:  # chosen on the validation shapes the table lacks
+        chosen = f"{epochs} by new validation shapes ({_pct(run['valid_shape_error'])} wrong)"
     if "+" in model:  # an ensemble: no run of its own
         valid = (small or {}).get("parts", {}).get("valid", {}).get("error")
         chosen = (f"the runs above; the geometric mean chosen on validation ({_pct(valid)}) over either "
                   f"alone and the arithmetic mean")
-    name = f"`{model}`" + (" + 1-ply mex" if one_ply else "")
+    rule = " of most likely values" if (small or {}).get("lookahead") == "hard" else ""
+    name = f"`{model}`" + (f" + 1-ply mex{rule}" if one_ply else "")
     share = test.get("share_new_shapes")
     new = _pct(test.get("error_new_shapes")) + (f" ({share:.1%} of positions)" if share else "")
     return (f"| {name} | {_pct(test.get('error'))} | {_pct(test.get('error_known_shapes'))} | {new} "

@@ -1,0 +1,93 @@
+"""convmem2d: the values the training labels fix, and a size-free network for the rest.
+
+The lookup baseline (`nn/lookup.py`) reads a value for every shape the training labels
+pin down; a masked convolution over a shape's cells (`nn/maskconv.py`), trained on those
+shapes and values (`nn/shapetrain.py`), values every other shape, on any board. So the
+model is the table where the training data spoke and the network where it did not: a
+position's value is the XOR of its components' values, as for every component model.
+Nothing in it is read from a solver or from validation or test labels.
+"""
+
+import numpy as np
+
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets.components import Components
+from flipnet.nn.lookup import ShapeLookup
+from flipnet.nn.maskconv import MaskedConvNet
+from flipnet.nn.store import load_npz, save_npz
+
+NAME = "convmem2d"
+TABLE = ("keys", "values", "by_size")  # the lookup's arrays, stored as table/NAME
+
+
+class ConvMemory:
+    """Shape values from the table where it holds them, from the network elsewhere;
+    positions valued by calling it with states. `average`: the network's distribution
+    is the geometric mean over the 8 symmetries of its frame."""
+
+    name = NAME
+
+    def __init__(self, network, table, rows, cols, average=True):
+        self.network, self.table, self.average = network, table, average
+        self.rows, self.cols, self.n_classes = rows, cols, network.n_classes
+        self.components = Components(rows, cols)
+        self.side = max(rows, cols)  # a square frame that holds every shape of the board
+
+    def for_board(self, rows, cols):
+        """The same table and network reading rows x cols positions."""
+        return ConvMemory(self.network, self.table, rows, cols, self.average)
+
+    def known_shapes(self):
+        """The shapes whose values the training labels fixed (the table's keys)."""
+        return self.table.keys
+
+    def _in_table(self, keys):
+        index = np.minimum(np.searchsorted(self.table.keys, keys), max(len(self.table.keys) - 1, 0))
+        found = (len(self.table.keys) > 0) & (self.table.keys[index] == keys)
+        return found, index
+
+    def network_probabilities(self, keys):
+        """The network's own distribution of each key's value (table or not)."""
+        return self.network.probabilities(keys, self.side, self.average)
+
+    def probabilities(self, keys):
+        """(keys, n_classes): certain for a shape in the table, the network's otherwise."""
+        keys = np.asarray(keys, np.uint64)
+        found, index = self._in_table(keys)
+        out = np.zeros((keys.size, self.n_classes))
+        out[np.flatnonzero(found), self.table.values[index[found]]] = 1.0
+        if (~found).any():
+            out[~found] = self.network_probabilities(keys[~found])
+        return out
+
+    def component_values(self, keys):
+        """The value of each shape key: the table's, else the network's most likely."""
+        keys = np.asarray(keys, np.uint64)
+        found, index = self._in_table(keys)
+        values = np.where(found, self.table.values[index] if len(self.table.keys) else 0, 0)
+        if (~found).any():
+            values[~found] = self.network_probabilities(keys[~found]).argmax(axis=1)
+        return values.astype(np.int64)
+
+    def __call__(self, states):
+        return self.components.position_values(states, self.component_values)
+
+    def save(self, path, meta):
+        arrays = {f"net/{k}": v for k, v in self.network.get_values().items()}
+        arrays.update({f"table/{k}": v for k, v in self.table.arrays().items()})
+        save_npz(path, arrays, {"model": NAME, "rows": self.rows, "cols": self.cols,
+                                "architecture": self.network.architecture(),
+                                "average": self.average, **meta})
+
+    @classmethod
+    def load(cls, path):
+        """(model, meta) of a convmem2d file; a one-line error for anything else."""
+        arrays, meta = load_npz(path)
+        try:
+            network = MaskedConvNet(0, **meta["architecture"])
+            network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
+            table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
+                                            int(meta["rows"]), int(meta["cols"]))
+            return cls(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"])), meta
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FlipnetError(f"{path}: not a {NAME} model file ({exc})") from None

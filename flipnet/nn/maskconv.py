@@ -1,0 +1,137 @@
+"""A size-free network over a shape's cells: 3x3 convolutions masked to the shape.
+
+Every layer's activations are multiplied by the shape's cells, so an empty cell and the
+edge of the frame look alike (zero): the network reads a shape the same way in any
+frame it is drawn in, and what it learnt of 5x5 shapes it applies to 7x7 ones. Pooling
+over the cells (mean, sum, max) and log(1 + cells) feed a small MLP to the values.
+
+A convolution is one matrix product with a constant 0/1 shift matrix per frame that
+gathers each cell's 3x3 neighbourhood, then one with the weights. Examples are rows here
+(batch, cells, channels), unlike the feature-major dense layers: the channels of a cell
+are what a weight matrix mixes.
+"""
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+from flipnet.datasets.components import Components
+from flipnet.datasets.symmetry import cell_maps
+from flipnet.nn import FLOAT
+from flipnet.nn.layers import log_softmax
+
+SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
+
+
+def shift_matrix(side):
+    """(n, 9 n) 0/1 for a side x side frame of n cells: column k n + j picks the cell at
+    offset k of the 3x3 window around cell j (row-major offsets, k = 4 is j itself); a
+    column whose offset falls off the frame is zero."""
+    n = side * side
+    out = np.zeros((n, 9 * n), dtype=FLOAT)
+    for j in range(n):
+        r, c = divmod(j, side)
+        for k, (dr, dc) in enumerate((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)):
+            if 0 <= r + dr < side and 0 <= c + dc < side:
+                out[(r + dr) * side + c + dc, k * n + j] = 1
+    return out
+
+
+def conv3x3(h, weights, shift):
+    """(batch, n, c) activations -> (batch, n, c'): each cell's 3x3 neighbourhood of
+    channels (9 c numbers, offset-major) times `weights` (9 c, c')."""
+    batch, n, c = h.shape[0], h.shape[1], h.shape[2]
+    gathered = pt.dot(h.dimshuffle(0, 2, 1).reshape((batch * c, n)), shift)  # (batch c, 9 n)
+    windows = gathered.reshape((batch, c, 9, n)).dimshuffle(0, 3, 2, 1).reshape((batch * n, 9 * c))
+    return pt.dot(windows, weights).reshape((batch, n, weights.shape[1]))
+
+
+def render_cells(keys, side):
+    """(keys, side * side) float 0/1 cells of each shape key, top-left in a square frame."""
+    masks = Components(side, side).render(np.asarray(keys, np.uint64), (side, side))
+    bits = (masks[:, None] >> np.arange(side * side, dtype=np.uint64)) & np.uint64(1)
+    return bits.astype(FLOAT)
+
+
+class MaskedConvNet:
+    """The network's parameters (shared variables, by name) and its graph for any frame.
+
+    `channels` maps per cell; a first 3x3 layer, then `layers` residual ones
+    h + relu(conv(h)), all masked; pooled; dense `hidden` relu; dense to `n_classes`.
+    He initialisation, the residual layers at half of it so the sum starts small.
+    """
+
+    def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16):
+        rng = np.random.default_rng(seed)
+        self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
+        c, pooled = channels, 3 * channels + 1
+        init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
+        for k in range(layers):
+            init[f"conv{k}_W"] = rng.normal(0, 0.5 * np.sqrt(2 / (9 * c)), (9 * c, c))
+            init[f"conv{k}_b"] = np.zeros(c)
+        init.update({"hidden_W": rng.normal(0, np.sqrt(2 / pooled), (pooled, hidden)),
+                     "hidden_b": np.zeros(hidden),
+                     "out_W": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_classes)),
+                     "out_b": np.zeros(n_classes)})
+        self.names = list(init)
+        self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
+        self.memory = None  # what the trainer's Run expects of a model
+        self._compiled = {}
+
+    def architecture(self):
+        return {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
+                "n_classes": self.n_classes}
+
+    def logits(self, cells, side, params=None):
+        """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows."""
+        p = dict(zip(self.names, params or self.params))
+        shift = pt.constant(shift_matrix(side))
+        mask = cells[:, :, None]
+        h = pt.maximum(conv3x3(mask, p["conv_in_W"], shift) + p["conv_in_b"], 0) * mask
+        for k in range(self.layers):
+            h = h + pt.maximum(conv3x3(h, p[f"conv{k}_W"], shift) + p[f"conv{k}_b"], 0) * mask
+        count = cells.sum(axis=1)[:, None]
+        total = h.sum(axis=1)
+        pooled = pt.concatenate([total / count, total / np.float32(SIZE_SCALE), h.max(axis=1),
+                                 pt.log1p(count)], axis=1)
+        z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
+        return pt.dot(z, p["out_W"]) + p["out_b"]
+
+    def log_probs_function(self, side):
+        """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame."""
+        if side not in self._compiled:
+            cells = pt.matrix("cells", dtype=FLOAT)
+            self._compiled[side] = pytensor.function([cells], log_softmax(self.logits(cells, side)))
+        return self._compiled[side]
+
+    def probabilities(self, keys, side, average=True, chunk=2048):
+        """(keys, n_classes) distribution of each shape key's value, its cells drawn in a
+        side x side frame; `average`: the normalised geometric mean over the frame's 8
+        symmetries (each shape's images are the same shape)."""
+        keys = np.asarray(keys, np.uint64)
+        f = self.log_probs_function(side)
+        maps = cell_maps(side, side) if average else [np.arange(side * side)]
+        out = np.empty((keys.size, self.n_classes))
+        for i in range(0, keys.size, chunk):
+            cells = render_cells(keys[i:i + chunk], side)
+            log_mean = sum(f(cells[:, image]) for image in maps) / len(maps)
+            out[i:i + chunk] = _softmax(log_mean)
+        return out
+
+    def get_values(self):
+        return {n: p.get_value() for n, p in zip(self.names, self.params)}
+
+    def set_values(self, values):
+        for n, p in zip(self.names, self.params):
+            if values[n].shape != p.get_value().shape:
+                raise ValueError(f"parameter {n} has shape {values[n].shape}, the network expects "
+                                 f"{p.get_value().shape}")
+            p.set_value(np.asarray(values[n], dtype=FLOAT))
+
+    def n_parameters(self):
+        return sum(p.get_value().size for p in self.params)
+
+
+def _softmax(log_weights):
+    weights = np.exp(log_weights - log_weights.max(axis=1, keepdims=True))
+    return weights / weights.sum(axis=1, keepdims=True)

@@ -1,0 +1,170 @@
+"""convmem2d's run: the lookup table from the training labels, then a masked convolution
+trained on the table's shapes and values.
+
+Training on shapes instead of positions: a position's loss reaches a component network
+only through the XOR of all its components, while the table already spells out 170k
+shape values of the 5x5 training positions, and 14x fewer examples. Validation is what
+the network is for: the shapes the table lacks that are the only such component of some
+validation position, valued as that position's label XOR the table's values of its
+other components. The epoch is chosen there; test figures are on test positions, as
+for every run. Checkpoints, resume and Ctrl-C as in `nn/train.py`, whose run state this
+reuses.
+"""
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+
+from flipnet.base import signals
+from flipnet.base.denormals import flushed
+from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.files import write_json
+from flipnet.base.progress import bar
+from flipnet.datasets import read_split
+from flipnet.datasets.components import Components, shape_split_errors
+from flipnet.datasets.symmetry import cell_maps
+from flipnet.nn import FLOAT, optim
+from flipnet.nn.convmem import NAME, ConvMemory
+from flipnet.nn.layers import mean_cross_entropy
+from flipnet.nn.lookup import ShapeLookup
+from flipnet.nn.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
+from flipnet.nn.recipes import overrides, paper_protocol
+from flipnet.nn.train import SCHEDULES, Run, claimed
+
+
+def new_shape_values(table, states, labels, rows, cols):
+    """(keys, values) of the shapes the table lacks that are the only such live component
+    of some position: each valued by its position's label XOR the table's values of the
+    others (exact, since labels are). Sorted by key."""
+    components = Components(rows, cols)
+    keys = components.keys(components.split(states))
+    in_table = (keys == 0) | np.isin(keys, table.keys)
+    alone = (~in_table).sum(axis=1) == 1
+    rest = np.bitwise_xor.reduce(np.where(in_table, table.component_values(np.where(in_table, keys, 0)), 0),
+                                 axis=1)
+    new_keys = keys[alone][~in_table[alone]]
+    values = np.asarray(labels, np.int64)[alone] ^ rest[alone]
+    unique, first = np.unique(new_keys, return_index=True)
+    return unique, values[first]
+
+
+def step_function(network, optimizer, side):
+    """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step."""
+    cells = pt.matrix("cells", dtype=FLOAT)
+    values = pt.vector("values", dtype="int64")
+    lr = pt.scalar("lr", dtype=FLOAT)
+    loss = mean_cross_entropy(network.logits(cells, side), values)
+    new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
+    updates = list(zip(network.params + optimizer.state, new_params + new_state))
+    return pytensor.function([cells, values, lr], loss, updates=updates)
+
+
+def train_shapes(config, resume=False, overwrite=False, log=print):
+    """`flipnet train convmem2d`: results/NAME.json, .npz and .ckpt.npz as `train.train`."""
+    started = time.perf_counter()
+    config.check()
+    split = read_split(config.data, config.bucket)
+    rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
+    if rows == 1:
+        raise FlipnetError(f"{config.data} holds single rows; {NAME} reads 2D boards")
+    network = MaskedConvNet(config.seed)
+    top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
+    if top >= network.n_classes:
+        raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
+    with claimed(config, resume, overwrite), flushed(config.flush_denormals):
+        table = ShapeLookup.fit(split.train[0], split.train[1], rows, cols)
+        model = ConvMemory(network, table, rows, cols, average=config.tta)
+        valid_keys, valid_values = new_shape_values(table, *split.valid, rows, cols)
+        if valid_keys.size == 0:
+            raise FlipnetError(f"{config.data}: no validation position holds a shape the training "
+                               f"labels leave open, so there is nothing to choose an epoch on")
+        n_batches = len(table.keys) // config.batch
+        if n_batches == 0:
+            raise FlipnetError(f"--batch {config.batch} is larger than the {len(table.keys)} "
+                               f"shapes the training labels fix")
+        optimizer = optim.make(config.optimizer, network.params, config.momentum, config.weight_decay,
+                               config.clip_norm)
+        run = Run.fresh(config, network)
+        if resume and config.path(".ckpt.npz").exists():
+            run = Run.resume(config, network, optimizer)
+            log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
+        cells, values = render_cells(table.keys, model.side), table.values.astype(np.int64)
+        images = np.stack(cell_maps(model.side, model.side))
+        step = step_function(network, optimizer, model.side) if run.epoch < config.epochs else None
+
+        def validate():
+            return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
+
+        with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
+                signals.deferred():
+            try:
+                while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
+                    order = run.rng.permutation(len(cells))[:n_batches * config.batch]
+                    lr = np.asarray(SCHEDULES[config.schedule](config.lr, run.epoch, config.epochs), FLOAT)
+                    tick, loss_sum = time.perf_counter(), 0.0
+                    for batch in order.reshape(n_batches, config.batch):
+                        if signals.requested():
+                            raise Interrupted(run.interrupted_message())
+                        batch_cells = cells[batch]
+                        if config.augment == "symmetry":  # each shape moved by its own symmetry
+                            which = images[run.rng.integers(len(images), size=len(batch))]
+                            batch_cells = np.take_along_axis(batch_cells, which, axis=1)
+                        loss_sum += float(step(batch_cells, values[batch], lr))
+                    if not math.isfinite(loss_sum):
+                        raise FlipnetError(run.diverged_message(config))
+                    seconds = time.perf_counter() - tick
+                    valid_error = validate()
+                    run.check(network, valid_error, 1.0, config.improvement_threshold)
+                    run.record(loss_sum / n_batches, valid_error, seconds)
+                    run.save(config, network, optimizer, time.perf_counter() - started)
+                    progress.update()
+                    progress.set_postfix(loss=f"{loss_sum / n_batches:.4f}", valid=f"{valid_error:.2%}",
+                                         best=f"{run.best_valid:.2%}@{run.best_epoch}")
+            except KeyboardInterrupt:  # a second Ctrl-C: the checkpoint on disk is still whole
+                raise Interrupted(run.interrupted_message()) from None
+
+        network.set_values(run.best_params)
+        results = _results(config, model, split, run, len(valid_keys), time.perf_counter() - started)
+        model.save(config.path(".npz"), {"config": dataclasses.asdict(config), "best_epoch": run.best_epoch})
+        write_json(config.path(".json"), results)
+    log(f"{config.name}: {len(table.keys)} shapes from the training labels, the network on "
+        f"{len(valid_keys)} new validation shapes: {run.best_valid:.2%} wrong")
+    return results
+
+
+def _results(config, model, split, run, n_valid_shapes, elapsed_now):
+    """What `train.train` reports, for the table + network on positions, and the
+    selection criterion beside it."""
+    valid_states, valid_labels = evaluated(split.valid, config.eval_batch)
+    test_states, test_labels = evaluated(split.test, config.eval_batch)
+    predicted = model(test_states)
+    counts = confusion(np.minimum(predicted, model.n_classes - 1), test_labels, model.n_classes)
+    epoch_seconds = [c["seconds"] for c in run.curve]
+    return {
+        "model": NAME, "name": config.name, "recipe": config.recipe,
+        "config": dataclasses.asdict(config),
+        "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
+        "paper_protocol": paper_protocol(config), "seed": config.seed, "bucket": config.bucket,
+        "board": f"{model.rows}x{model.cols}", "sizes": split.sizes(),
+        "evaluated": {"valid": len(valid_states), "test": len(test_states)},
+        "parameters": int(model.network.n_parameters()),
+        "shapes_known": int(len(model.table.keys)),
+        "selection": f"the epoch with the fewest errors on the {n_valid_shapes} shapes of validation "
+                     f"positions the training labels leave open (valid_shape_error)",
+        "valid_shape_error": run.best_valid,
+        "curve": run.curve, "epochs_run": run.epoch, "stopped_early": run.epoch < config.epochs,
+        "best_epoch": run.best_epoch, "best_at": run.best_at,
+        "valid_error": error_rate(model(valid_states), valid_labels),
+        "test_error": error_rate(predicted, test_labels),
+        "baseline_test_error": majority_error(split.train[1], test_labels),
+        "per_class_test_error": per_class_error(counts), "confusion": counts.tolist(),
+        "seconds": run.total_seconds(elapsed_now),
+        "train_seconds": float(sum(epoch_seconds)),
+        "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)) if epoch_seconds else 0.0,
+        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels),
+    }

@@ -1,0 +1,273 @@
+"""convmem2d: the lookup table and a masked convolution for the shapes it lacks. The
+network against a direct computation, its independence of the frame, the exact values
+it is trained and chosen on, and the trained model on tiny boards and a larger one,
+alone and with one ply of lookahead, through the real command."""
+
+import json
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from cli_cases import interrupt_when, run, start, stderr_lines
+
+from flipnet.datasets.components import Components
+from flipnet.datasets.hdf5 import write_table
+from flipnet.datasets.splits import uniform
+from flipnet.games import FlipGame
+from flipnet.nn import optim
+from flipnet.nn.lookup import ShapeLookup
+from flipnet.nn.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.oneply import one_ply
+from flipnet.solve import table
+
+OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+
+
+def direct_logits(net, cells):
+    """The network written out with loops over cells, offsets and channels."""
+    p = net.get_values()
+    side = int(round(np.sqrt(cells.size)))
+    grid = cells.reshape(side, side)
+
+    def conv(h, W, b):  # h: (side, side, c)
+        c = h.shape[2]
+        out = np.zeros((side, side, W.shape[1]))
+        for r in range(side):
+            for col in range(side):
+                for k, (dr, dc) in enumerate(OFFSETS):
+                    if 0 <= r + dr < side and 0 <= col + dc < side:
+                        for ch in range(c):
+                            out[r, col] += h[r + dr, col + dc, ch] * W[k * c + ch]
+        return np.maximum(out + b, 0) * grid[:, :, None]
+
+    h = conv(grid[:, :, None].astype(float), p["conv_in_W"], p["conv_in_b"])
+    for k in range(net.layers):
+        h = h + conv(h, p[f"conv{k}_W"], p[f"conv{k}_b"])
+    flat, count = h.reshape(side * side, -1), grid.sum()
+    pooled = np.concatenate([flat.sum(0) / count, flat.sum(0) / 25, flat.max(0), [np.log1p(count)]])
+    z = np.maximum(pooled @ p["hidden_W"] + p["hidden_b"], 0)
+    return z @ p["out_W"] + p["out_b"]
+
+
+def small_net(seed=0):
+    net = MaskedConvNet(seed, channels=3, layers=2, hidden=8)
+    rng = np.random.default_rng(seed + 1)  # biases away from zero, so they are tested too
+    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith("_b") else 0)
+                    for k, v in net.get_values().items()})
+    return net
+
+
+def logits_function(net, side):
+    cells = pt.matrix("cells", dtype="float32")
+    return pytensor.function([cells], net.logits(cells, side))
+
+
+def some_keys(rows, cols, n, seed=0):
+    states = np.random.default_rng(seed).integers(0, 1 << (rows * cols), size=n, dtype=np.uint64)
+    keys = np.unique(Components(rows, cols).shapes(states))
+    return keys[keys != 0]
+
+
+def test_the_network_is_the_masked_convolution_written_out():
+    net = small_net()
+    keys = some_keys(4, 4, 12)
+    cells = render_cells(keys, 4)
+    got = logits_function(net, 4)(cells)
+    for row, expected in zip(got, (direct_logits(net, c) for c in cells)):
+        assert np.allclose(row, expected, atol=1e-4)
+
+
+def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it():
+    net = small_net(3)
+    keys = some_keys(4, 4, 40, seed=1)
+    at_corner = logits_function(net, 4)(render_cells(keys, 4))
+    for side in (5, 7):
+        assert np.allclose(logits_function(net, side)(render_cells(keys, side)), at_corner, atol=1e-5)
+    moved = render_cells(keys, 7).reshape(-1, 7, 7)
+    moved = np.roll(np.roll(moved, 2, axis=1), 3, axis=2).reshape(-1, 49)  # 4x4 shapes stay inside
+    assert np.allclose(logits_function(net, 7)(moved), at_corner, atol=1e-5)
+    probs = net.probabilities(keys, 7)
+    assert np.allclose(probs.sum(axis=1), 1) and np.allclose(probs, net.probabilities(keys, 5), atol=1e-5)
+
+
+def test_gradients_are_clipped_to_the_global_norm():
+    grads = [pt.constant(np.array([3.0, 0.0], "float32")), pt.constant(np.array([[4.0]], "float32"))]
+    scaled = [g.eval() for g in optim.clipped(grads, 2.0)]
+    assert np.isclose(np.sqrt(sum((g ** 2).sum() for g in scaled)), 2.0)
+    assert np.allclose(scaled[0], [1.2, 0.0])
+    assert [g.eval().tolist() for g in optim.clipped(grads, 10.0)] == [[3.0, 0.0], [[4.0]]]
+
+
+def exact_values(keys, rows=4, cols=4):
+    """Each shape's value from the board's DP table (the shape drawn at the corner)."""
+    values = table(FlipGame(rows, cols))
+    return values[Components(rows, cols).render(keys, (rows, cols)).astype(np.int64)].astype(np.int64)
+
+
+def write_sparse_4x4(path):
+    """A 4x4 table whose split trains on 5% of the positions, so that validation and test
+    hold shapes the training labels never fix."""
+    game = FlipGame(4, 4)
+    bucket, part = uniform(1 << 16, seed=0, n_buckets=1, probs=(0.05, 0.45, 0.5))
+    write_table(path, game, table(game), (bucket, part, {"protocol": "uniform", "seed": 0, "n_buckets": 1,
+                                                         "description": "test: 5% training"}))
+
+
+def test_new_validation_shapes_get_their_exact_values(tmp_path):
+    from flipnet.datasets import read_split
+    from flipnet.nn.shapetrain import new_shape_values
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    split = read_split(tmp_path / "sparse.h5", 0)
+    lookup = ShapeLookup.fit(*split.train, 4, 4)
+    keys, values = new_shape_values(lookup, *split.valid, 4, 4)
+    assert keys.size > 100 and not np.isin(keys, lookup.keys).any()
+    assert np.array_equal(values, exact_values(keys))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """convmem2d trained for 3 epochs on the sparse 4x4 split, through the command."""
+    where = tmp_path_factory.mktemp("convmem")
+    write_sparse_4x4(where / "sparse.h5")
+    done = run(["train", "convmem2d", "--data", where / "sparse.h5", "--bucket", 0, "--batch", 16,
+                "--epochs", 3, "--results-dir", where / "r"], where)
+    assert done.returncode == 0, done.stderr
+    return where
+
+
+@pytest.mark.slow
+def test_the_run_reports_its_selection_and_the_known_new_split(trained):
+    results = json.loads((trained / "r" / "convmem2d.json").read_text())
+    curve = [entry["valid_error"] for entry in results["curve"]]
+    assert results["valid_shape_error"] == min(curve) and results["best_epoch"] == 1 + curve.index(min(curve))
+    assert "validation positions" in results["selection"]
+    assert results["test_error_known_shapes"] == 0.0  # the table is exact where it speaks
+    assert 0 < results["test_share_new_shapes"] < 1 and results["test_error_new_shapes"] > 0
+    # the figures are those of positions: the error is carried by the new-shape share
+    share = results["test_share_new_shapes"]
+    assert np.isclose(results["test_error"], share * results["test_error_new_shapes"], atol=1e-3)
+
+
+@pytest.mark.slow
+def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_children(trained):
+    from flipnet.nn.evaluate import load, on_board
+
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    big = on_board(model, 5, 5, "5x5 positions")
+    states = np.random.default_rng(0).integers(0, 1 << 25, size=3000, dtype=np.uint64)
+    labels = table(FlipGame(5, 5))[states.astype(np.int64)]
+    keys = Components(5, 5).keys(Components(5, 5).split(states))
+    only_known = ((keys == 0) | np.isin(keys, model.known_shapes())).all(axis=1)
+    predicted = big(states)
+    assert only_known.any() and (~only_known).any()
+    assert np.array_equal(predicted[only_known], labels[only_known])
+    # shapes of 5x5 boards that no 4x4 board holds are read by the network in a 5x5 frame
+    wide = np.unique(keys[(keys != 0) & ~np.isin(keys, model.known_shapes())])
+    assert big.probabilities(wide).shape == (wide.size, 16)
+    # one ply: a new shape whose children the table all holds gets its exact value
+    from flipnet.datasets.components import options
+
+    candidates = np.unique(Components(4, 4).shapes(np.arange(1 << 16, dtype=np.uint64)))
+    candidates = candidates[~np.isin(candidates, model.known_shapes())]
+    option_start, part_start, part_keys = options(candidates)
+    known_part = np.isin(part_keys, model.known_shapes())
+    covered = np.array([known_part[part_start[option_start[i]]:part_start[option_start[i + 1]]].all()
+                        for i in range(candidates.size)])
+    assert covered.sum() >= 5
+    chosen = candidates[covered]
+    assert np.array_equal(one_ply(model.probabilities, chosen), exact_values(chosen))
+    # the hard rule, through the evaluator: the same exact values on positions of such shapes
+    from flipnet.nn.evaluate import predictor
+
+    hard = predictor(model, {}, "hard")
+    assert np.array_equal(hard(Components(4, 4).render(chosen)), exact_values(chosen))
+
+
+@pytest.mark.slow
+def test_evaluate_gives_the_rows_of_the_table(trained):
+    alone = run(["evaluate", trained / "r" / "convmem2d.npz", "--out", trained / "alone.json"], trained)
+    ply = run(["evaluate", trained / "r" / "convmem2d.npz", "--one-ply", "--out", trained / "ply.json"], trained)
+    assert alone.returncode == 0 and ply.returncode == 0, alone.stderr + ply.stderr
+    a = json.loads((trained / "alone.json").read_text())["parts"]["test"]
+    b = json.loads((trained / "ply.json").read_text())["parts"]["test"]
+    results = json.loads((trained / "r" / "convmem2d.json").read_text())
+    assert np.isclose(a["error"], results["test_error"])
+    assert a["error_known_shapes"] == b["error_known_shapes"] == 0.0  # one ply only on new shapes
+    assert b["error_new_shapes"] < a["error_new_shapes"]  # children in a 5% table: the mex helps
+    hard = run(["evaluate", trained / "r" / "convmem2d.npz", "--one-ply", "--mex", "hard", "--out",
+                trained / "hard.json"], trained)
+    assert hard.returncode == 0 and "+ 1-ply mex (hard) on new shapes" in hard.stdout, hard.stderr
+    record = json.loads((trained / "hard.json").read_text())
+    assert record["lookahead"] == "hard" and record["parts"]["test"]["error_known_shapes"] == 0.0
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path):
+    from flipnet.nn.store import load_npz
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 16,
+              "--results-dir", tmp_path / "r"]
+    checkpoint = tmp_path / "r" / "cut.ckpt.npz"
+    proc = start([*common, "--epochs", 100000, "--out", "cut"], tmp_path)
+    code, _, err = interrupt_when(proc, checkpoint.exists, settle=0.5)
+    assert code == 130, err
+    _, meta = load_npz(checkpoint, "checkpoint")
+    epoch = meta["epoch"]
+    assert stderr_lines(err) == [f"flipnet train: interrupted after epoch {epoch}; resume with --resume"]
+    assert not (tmp_path / "r" / "cut.npz").exists() and not list((tmp_path / "r").glob("*.tmp"))
+    resumed = run([*common, "--epochs", epoch + 1, "--out", "cut", "--resume"], tmp_path)
+    straight = run([*common, "--epochs", epoch + 1, "--out", "straight"], tmp_path)
+    assert resumed.returncode == 0 and straight.returncode == 0, resumed.stderr + straight.stderr
+    a, _ = load_npz(tmp_path / "r" / "cut.npz")
+    b, _ = load_npz(tmp_path / "r" / "straight.npz")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in b)
+
+
+def test_bad_datasets_and_files_get_one_line(tmp_path):
+    from conftest import write_tiny_dataset
+
+    write_tiny_dataset(tmp_path / "row.h5", cols=8)
+    got = run(["train", "convmem2d", "--data", tmp_path / "row.h5", "--bucket", 0, "--results-dir",
+               tmp_path / "r"], tmp_path)
+    assert got.returncode == 2
+    assert stderr_lines(got.stderr) == [f"flipnet train: error: {tmp_path}/row.h5 holds single rows; "
+                                        "convmem2d reads 2D boards"]
+    write_tiny_dataset(tmp_path / "full.h5", rows=3, cols=3)  # 70% training: every shape is fixed
+    got = run(["train", "convmem2d", "--data", tmp_path / "full.h5", "--bucket", 0, "--results-dir",
+               tmp_path / "r"], tmp_path)
+    assert got.returncode == 2 and "nothing to choose an epoch on" in stderr_lines(got.stderr)[0]
+    assert not (tmp_path / "r" / "convmem2d.json").exists()
+    np.savez(tmp_path / "fake.npz", __meta__=np.array(json.dumps({"model": "convmem2d", "rows": 4})))
+    got = run(["evaluate", tmp_path / "fake.npz", "--data", tmp_path / "full.h5"], tmp_path)
+    assert got.returncode == 2
+    assert stderr_lines(got.stderr) == [f"flipnet evaluate: error: {tmp_path}/fake.npz: not a convmem2d "
+                                        "model file ('architecture')"]
+
+
+@pytest.mark.slow
+def test_an_ensemble_takes_convmem2d_as_a_member(trained):
+    """The product of experts reads convmem2d's own distributions: with two copies of the
+    same model it is that model; on a larger board it reads every member's copy."""
+    from flipnet.nn.ensemble import ComponentEnsemble
+    from flipnet.nn.evaluate import load
+
+    members = [load(trained / "r" / "convmem2d.npz") for _ in range(2)]
+    ensemble = ComponentEnsemble(members)
+    keys = some_keys(4, 4, 300, seed=5)
+    assert np.allclose(ensemble.probabilities(keys), members[0][0].probabilities(keys), atol=1e-6)
+    states = np.random.default_rng(1).integers(0, 1 << 25, size=500, dtype=np.uint64)
+    assert np.array_equal(ensemble.for_board(5, 5)(states), members[0][0].for_board(5, 5)(states))
+
+
+@pytest.mark.slow
+def test_predict_reads_a_position_of_any_board_with_or_without_one_ply(trained):
+    position = "11011/11111/01110/11011/10111"
+    state = sum(1 << i for i, ch in enumerate(position.replace("/", "")) if ch == "1")
+    true = int(table(FlipGame(5, 5))[state])
+    for extra, said in (([], ""), (["--one-ply"], " with one ply of lookahead")):
+        got = run(["predict", trained / "r" / "convmem2d.npz", position, *extra], trained)
+        assert got.returncode == 0, got.stderr
+        assert f"{position}: predicted nim-value" in got.stdout and f"{said}, true {true} (" in got.stdout
