@@ -209,10 +209,13 @@ def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path):
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 16,
+              "--schedule", "constant",  # cosine would depend on --epochs, which differs here
               "--results-dir", tmp_path / "r"]
     checkpoint = tmp_path / "r" / "cut.ckpt.npz"
     proc = start([*common, "--epochs", 100000, "--out", "cut"], tmp_path)
-    code, _, err = interrupt_when(proc, checkpoint.exists, settle=0.5)
+    # after two epochs, so the resumed part has a different learning rate history than one epoch
+    code, _, err = interrupt_when(
+        proc, lambda: checkpoint.exists() and load_npz(checkpoint, "checkpoint")[1]["epoch"] >= 2, settle=0.5)
     assert code == 130, err
     _, meta = load_npz(checkpoint, "checkpoint")
     epoch = meta["epoch"]
@@ -235,6 +238,12 @@ def test_bad_datasets_and_files_get_one_line(tmp_path):
     assert got.returncode == 2
     assert stderr_lines(got.stderr) == [f"flipnet train: error: {tmp_path}/row.h5 holds single rows; "
                                         "convmem2d reads 2D boards"]
+    got = run(["train", "convmem2d", "--data", tmp_path / "row.h5", "--bucket", 0, "--validate-every", 5], tmp_path)
+    assert stderr_lines(got.stderr)[0].endswith("holds single rows; convmem2d reads 2D boards")
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    got = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--validate-every", 5], tmp_path)
+    assert got.returncode == 2 and stderr_lines(got.stderr) == [
+        "flipnet train: error: convmem2d validates at the end of each epoch only: drop --validate-every"]
     write_tiny_dataset(tmp_path / "full.h5", rows=3, cols=3)  # 70% training: every shape is fixed
     got = run(["train", "convmem2d", "--data", tmp_path / "full.h5", "--bucket", 0, "--results-dir",
                tmp_path / "r"], tmp_path)

@@ -72,6 +72,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     if rows == 1:
         raise FlipnetError(f"{config.data} holds single rows; {NAME} reads 2D boards")
+    if config.validate_every:
+        raise FlipnetError(f"{NAME} validates at the end of each epoch only: drop --validate-every")
     network = MaskedConvNet(config.seed)
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
@@ -96,6 +98,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         cells, values = render_cells(table.keys, model.side), table.values.astype(np.int64)
         images = np.stack(cell_maps(model.side, model.side))
         step = step_function(network, optimizer, model.side) if run.epoch < config.epochs else None
+        fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
 
         def validate():
             return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
@@ -104,7 +107,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                    order = run.rng.permutation(len(cells))[:n_batches * config.batch]
+                    order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
+                    order = order[:n_batches * config.batch]
                     lr = np.asarray(SCHEDULES[config.schedule](config.lr, run.epoch, config.epochs), FLOAT)
                     tick, loss_sum = time.perf_counter(), 0.0
                     for batch in order.reshape(n_batches, config.batch):
