@@ -132,8 +132,9 @@ def trained(tmp_path_factory):
     where = tmp_path_factory.mktemp("convmem")
     write_sparse_4x4(where / "sparse.h5")
     done = run(["train", "convmem2d", "--data", where / "sparse.h5", "--bucket", 0, "--batch", 16,
-                "--epochs", 3, "--results-dir", where / "r"], where)
+                "--epochs", 3, "--results-dir", where / "r", "--resume"], where)
     assert done.returncode == 0, done.stderr
+    assert f"no checkpoint at {where}/r/convmem2d.ckpt.npz: starting convmem2d from epoch 1" in done.stdout
     return where
 
 

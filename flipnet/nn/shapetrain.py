@@ -95,6 +95,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         if resume and config.path(".ckpt.npz").exists():
             run = Run.resume(config, network, optimizer)
             log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
+        elif resume:
+            log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
         cells, values = render_cells(table.keys, model.side), table.values.astype(np.int64)
         images = np.stack(cell_maps(model.side, model.side))
         step = step_function(network, optimizer, model.side) if run.epoch < config.epochs else None
