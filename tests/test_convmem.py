@@ -281,3 +281,23 @@ def test_predict_reads_a_position_of_any_board_with_or_without_one_ply(trained):
         got = run(["predict", trained / "r" / "convmem2d.npz", position, *extra], trained)
         assert got.returncode == 0, got.stderr
         assert f"{position}: predicted nim-value" in got.stdout and f"{said}, true {true} (" in got.stdout
+
+
+def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
+              "--results-dir", tmp_path / "r", "--layers", 1, "--hidden", 7]
+    done = run([*common, "--channels", 5, "--epochs", 1], tmp_path)
+    assert done.returncode == 0, done.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    assert meta["architecture"] == {"channels": 5, "layers": 1, "hidden": 7, "n_classes": 16}
+    c, pooled = 5, 3 * 5 + 1  # conv_in, one residual layer, hidden, out: weights and biases
+    expected = (9 * c + c) + (9 * c * c + c) + (pooled * 7 + 7) + (7 * 16 + 16)
+    assert model.network.n_parameters() == expected
+    assert json.loads((tmp_path / "r" / "convmem2d.json").read_text())["parameters"] == expected
+    again = run([*common, "--channels", 6, "--epochs", 2, "--resume"], tmp_path)
+    assert again.returncode == 2 and stderr_lines(again.stderr) == [
+        f"flipnet train: error: {tmp_path}/r/convmem2d.ckpt.npz was made with channels=5 (now 6); "
+        "drop --resume to start over"]

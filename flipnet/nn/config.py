@@ -16,6 +16,8 @@ from flipnet.base.errors import FlipnetError
 SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
+ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
+SIZED_MODELS = ("convmem2d",)  # the models whose network sizes are settings
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):
@@ -59,12 +61,21 @@ class TrainConfig:
     flush_denormals: bool = setting(False, "treat subnormal floats (float32: below 1.2e-38) as "
                                            "zero while training: far faster once gradients "
                                            "underflow (x86-64; base/denormals.py)")
+    channels: int = setting(0, "convmem2d: channels of each convolution (0: the network's "
+                               "default, 32)")
+    layers: int = setting(0, "convmem2d: residual convolution layers (0: the default, 4)")
+    hidden: int = setting(0, "convmem2d: units of the dense layer after pooling (0: the "
+                             "default, 128)")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
 
     def path(self, suffix):
         return Path(self.results_dir) / f"{self.name}{suffix}"
+
+    def architecture(self):
+        """{channels, layers, hidden}: the network sizes this run sets (0: the model's own)."""
+        return {name: getattr(self, name) for name in ARCHITECTURE_LIMITS}
 
     def check(self):
         """A one-line FlipnetError for the first setting out of range."""
@@ -85,6 +96,13 @@ class TrainConfig:
             raise FlipnetError(f"--clip-norm must be a finite number >= 0, got {self.clip_norm}")
         if not 0 < self.improvement_threshold <= 1:
             raise FlipnetError(f"--improvement-threshold must be in (0, 1], got {self.improvement_threshold}")
+        for name, high in ARCHITECTURE_LIMITS.items():
+            if not 0 <= getattr(self, name) <= high:
+                raise FlipnetError(f"{_flag(name)} must be in 0..{high}, got {getattr(self, name)}")
+        if self.model and self.model not in SIZED_MODELS and any(self.architecture().values()):
+            given = ", ".join(_flag(name) for name, value in self.architecture().items() if value)
+            raise FlipnetError(f"{given}: only {', '.join(SIZED_MODELS)} takes its size from "
+                               f"settings; {self.model}'s is fixed")
         for name in ("optimizer", "schedule", "shuffle", "augment"):
             choices = FIELDS[name].metadata["choices"]
             if getattr(self, name) not in choices:

@@ -17,6 +17,12 @@ from flipnet.nn.config import FIELDS, TrainConfig
 NOT_PROTOCOL = frozenset({"seed", "name", "results_dir"})
 
 
+# convmem2d's network is trained on the lookup table's shapes (nn/shapetrain.py)
+CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.003,
+           "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
+           "augment": "symmetry", "tta": True, "flush_denormals": True}
+
+
 @dataclass(frozen=True)
 class Recipe:
     name: str
@@ -82,9 +88,11 @@ RECIPES = {r.name: r for r in (
            {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET}),
     Recipe("convmem2d", "beyond the paper, size-free: the lookup table, and a masked convolution "
            "over a shape's cells trained on it for the shapes it lacks (make train-2d-convmem)",
-           {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.003,
-            "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
-            "augment": "symmetry", "tta": True, "flush_denormals": True}),
+           CONVMEM),
+    Recipe("convmem2d-wide", "convmem2d with a wider network: 48 channels, a 256-unit dense "
+           "layer; tried, not kept (make train-2d-convmem-wide)", {**CONVMEM, "channels": 48, "hidden": 256}),
+    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4; tried, not kept: "
+           "over the hour of training (make train-2d-convmem-deep)", {**CONVMEM, "layers": 8}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

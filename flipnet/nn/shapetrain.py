@@ -74,7 +74,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         raise FlipnetError(f"{config.data} holds single rows; {NAME} reads 2D boards")
     if config.validate_every:
         raise FlipnetError(f"{NAME} validates at the end of each epoch only: drop --validate-every")
-    network = MaskedConvNet(config.seed)
+    network = MaskedConvNet(config.seed, **{k: v for k, v in config.architecture().items() if v})
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
