@@ -4,4 +4,12 @@ Exact solvers and datasets for the flip game and its Nim relatives, the 2016 The
 study's networks rebuilt as PyTensor graphs, and playable agents.
 """
 
+import os
+
 __version__ = "0.1.0"
+
+# BLAS in the calling thread unless the caller chose otherwise (before numpy loads; the
+# Makefile does the same): flush-to-zero (base/denormals.py) holds in that thread only,
+# and an OpenBLAS worker thread computing part of a product kept subnormal numbers (slow
+# ones), so a run started as `flipnet train` ended with other figures than under make.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

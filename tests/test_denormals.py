@@ -2,6 +2,9 @@
 thread (not in threads already running), and the control register is as it was after it;
 a training run with `flush_denormals` runs its epochs that way."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -71,3 +74,27 @@ def test_a_run_with_flush_denormals_trains_flushed_and_restores(tmp_path, monkey
         assert results["config"]["flush_denormals"] is flush
         assert flags == [FTZ | DAZ if flush else 0] * 2
         assert read_mxcsr() & (FTZ | DAZ) == 0
+
+
+PRODUCT = """import flipnet, os, numpy as np
+from flipnet.base.denormals import flushed
+a = np.full((1024, 1024), 1e-21, np.float32)  # each term 1e-42, their sums about 1e-39
+with flushed():
+    c = a @ a
+print(os.environ["OPENBLAS_NUM_THREADS"], np.count_nonzero(c))
+"""
+
+
+def test_flipnet_keeps_blas_in_the_flushed_thread_unless_told_otherwise():
+    """A large product is split among OpenBLAS's threads; flipnet keeps it in the calling
+    thread, so flushing holds for all of it. A thread count the caller sets is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    alone = subprocess.run([sys.executable, "-c", PRODUCT], env=env, capture_output=True,
+                           text=True, check=True)
+    assert alone.stdout.split() == ["1", "0"]
+    told = subprocess.run([sys.executable, "-c", PRODUCT], env={**env, "OPENBLAS_NUM_THREADS": "2"},
+                          capture_output=True, text=True, check=True)
+    threads, nonzero = told.stdout.split()
+    assert threads == "2"
+    if (os.cpu_count() or 1) > 1:  # the worker thread does not flush: what flipnet avoids
+        assert int(nonzero) > 0
