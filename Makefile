@@ -107,12 +107,12 @@ train-2d-convmem: data/flip2d.h5 ## size-free: the lookup table + a masked convo
 train-2d-convmem-wide: data/flip2d.h5 ## convmem2d, 48 channels and 256 hidden units (tried, not kept)
 	$(TRAIN) convmem2d-wide
 
-train-2d-convmem-deep: data/flip2d.h5 ## convmem2d, 8 residual layers (tried, not kept: over an hour)
+train-2d-convmem-deep: data/flip2d.h5 ## convmem2d with 8 residual layers (convmem2d-deep)
 	$(TRAIN) convmem2d-deep
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-convmem ## the best 2D model by validation: convmem2d (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d.npz --out results/eval-convmem2d-5x5.json
+train-2d-best: train-2d-convmem-deep ## the best 2D model by validation: convmem2d-deep (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-deep.npz --out results/eval-convmem2d-deep-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -127,15 +127,15 @@ define evaluate
 	    || exit 1; done; done
 endef
 
-BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d
-SIZE_FREE := lookup2d featmem2d convmem2d
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
-VARIANTS := convmem2d-wide convmem2d-deep
+VARIANTS := convmem2d-wide
 beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 

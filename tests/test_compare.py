@@ -201,13 +201,13 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
     assert rows["| `convmem2d` + 1-ply mex of most likely values"].split(" | ")[1] == "2.09%"
-    assert not any(name.startswith("| `convmem2d-") for name in rows)  # a variant not evaluated: no row
-    write_json(tmp_path / "eval-convmem2d-deep-7x7.json", {"parts": {"density 0.5": {"error": 0.2}}})
+    assert rows["| `convmem2d-deep`"].split(" | ")[1:] == ["-"] * 5 + ["- |"]  # a model: a row, if empty
+    assert "| `convmem2d-wide`" not in rows  # a variant not evaluated: no row
+    write_json(tmp_path / "eval-convmem2d-wide-7x7.json", {"parts": {"density 0.5": {"error": 0.2}}})
     table = beyond.markdown(tmp_path)
     rows = {line.split(" | ")[0]: line for line in table.splitlines() if line.startswith("| `")}
-    assert rows["| `convmem2d-deep`"].split(" | ")[1:6] == ["-", "-", "-", "-", "20.00%"]  # only 7x7 run
-    assert "| `convmem2d-wide`" not in rows
-    assert "Variants tried and not kept" in table and "`convmem2d-deep`: convmem2d with 8" in table
+    assert rows["| `convmem2d-wide`"].split(" | ")[1:6] == ["-", "-", "-", "-", "20.00%"]  # only 7x7 run
+    assert "Variants tried and not kept" in table and "`convmem2d-wide`: convmem2d with 48" in table
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

@@ -91,8 +91,8 @@ RECIPES = {r.name: r for r in (
            CONVMEM),
     Recipe("convmem2d-wide", "convmem2d with a wider network: 48 channels, a 256-unit dense "
            "layer; tried, not kept (make train-2d-convmem-wide)", {**CONVMEM, "channels": 48, "hidden": 256}),
-    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4; tried, not kept: "
-           "over the hour of training (make train-2d-convmem-deep)", {**CONVMEM, "layers": 8}),
+    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4: the best 2D model by "
+           "validation within the hour of training (make train-2d-best)", {**CONVMEM, "layers": 8}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
