@@ -136,7 +136,7 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants like `beyond`
+beyond-variants: data/flip2d.h5 data-large ## evaluate convmem2d-wide, tried and not kept, like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt
