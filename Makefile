@@ -13,7 +13,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train-1d train-1d-fast \
         train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
         train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-convmem-wide \
-        train-2d-convmem-deep train-2d-best beyond beyond-variants train-nim train-es arena compare readme \
+        train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-distil train-2d-best \
+        beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
 help: ## this list
@@ -110,6 +111,15 @@ train-2d-convmem-wide: data/flip2d.h5 ## convmem2d, 48 channels and 256 hidden u
 train-2d-convmem-deep: data/flip2d.h5 ## convmem2d with 8 residual layers (convmem2d-deep)
 	$(TRAIN) convmem2d-deep
 
+train-2d-convmem-deep16: data/flip2d.h5 ## convmem2d with 16 residual layers
+	$(TRAIN) convmem2d-deep16
+
+train-2d-convmem-deep48: data/flip2d.h5 ## convmem2d-deep over 48 epochs instead of 24
+	$(TRAIN) convmem2d-deep48
+
+train-2d-distil: train-2d-convmem-deep ## convmem2d-deep taught its own 1-ply values of new shapes of random boards
+	$(TRAIN) convmem2d-distil
+
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
 train-2d-best: train-2d-convmem-deep ## the best 2D model by validation: convmem2d-deep (docs/results.md)
 	$(FLIPNET) evaluate results/convmem2d-deep.npz --out results/eval-convmem2d-deep-5x5.json
@@ -127,8 +137,8 @@ define evaluate
 	    || exit 1; done; done
 endef
 
-BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-distil
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-distil
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json

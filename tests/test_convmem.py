@@ -301,3 +301,54 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
     assert again.returncode == 2 and stderr_lines(again.stderr) == [
         f"flipnet train: error: {tmp_path}/r/convmem2d.ckpt.npz was made with channels=5 (now 6); "
         "drop --resume to start over"]
+
+
+@pytest.mark.slow
+def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_holds_the_children(trained):
+    from flipnet.datasets.components import options
+    from flipnet.nn.drawn import draw_shapes, one_ply_labels
+    from flipnet.nn.evaluate import load
+
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    keys = draw_shapes(4, 4, 3000, seed=5, known_keys=model.known_shapes())
+    boards = np.random.default_rng([5, 2]).integers(0, 1 << 16, size=3000, dtype=np.uint64)
+    on_boards = np.unique(Components(4, 4).shapes(boards))
+    assert keys.size > 20 and np.array_equal(keys, np.setdiff1d(on_boards[on_boards != 0], model.known_shapes()))
+    labels = one_ply_labels(model, keys)
+    option_start, part_start, part_keys = options(keys)
+    known_part = np.isin(part_keys, model.known_shapes())
+    covered = np.array([known_part[part_start[option_start[i]]:part_start[option_start[i + 1]]].all()
+                        for i in range(keys.size)])
+    assert covered.sum() >= 3
+    assert np.array_equal(labels[covered], exact_values(keys[covered]))
+
+
+@pytest.mark.slow
+def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+    from flipnet.nn.drawn import draw_shapes
+
+    init = trained / "r" / "convmem2d.npz"
+    common = ["train", "convmem2d", "--data", trained / "sparse.h5", "--bucket", 0, "--batch", 16,
+              "--epochs", 1, "--results-dir", tmp_path / "r", "--init", init, "--out", "taught"]
+    done = run([*common, "--draw", 300], tmp_path)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "r" / "taught.json").read_text())
+    model, meta = ConvMemory.load(tmp_path / "r" / "taught.npz")
+    start, start_meta = ConvMemory.load(init)
+    assert np.array_equal(model.drawn, draw_shapes(4, 4, 300, 2016, start.known_shapes()))
+    assert results["drawn_shapes"] == model.drawn.size > 0 and results["init"] == str(init)
+    assert results["pipeline_seconds"] == pytest.approx(results["seconds"] + start_meta["pipeline_seconds"])
+    # the start's own validation figure is recorded beside the chosen epoch's
+    assert 0 < results["start_valid_shape_error"] < 1
+    share, not_drawn = results["test_share_new_shapes"], results["test_share_new_shapes_not_drawn"]
+    assert 0 < not_drawn < share
+    # the known/new split still refers to the training labels, and adds up
+    drawn_only = share - not_drawn
+    assert np.isclose(results["test_error"], drawn_only * results["test_error_new_shapes_all_drawn"]
+                      + not_drawn * results["test_error_new_shapes_not_drawn"], atol=1e-3)
+    # a network of another size cannot start from it: one line, before any work
+    other = run([*common, "--layers", 3], tmp_path)
+    assert other.returncode == 2 and stderr_lines(other.stderr) == [
+        f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
+        "run's differs: set --channels, --layers and --hidden to match"]

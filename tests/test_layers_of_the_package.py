@@ -25,7 +25,7 @@ ALLOWED = {
     "play": {"base", "games", "solve", "datasets", "nn", "play"},
     "report": {"base", "games", "solve", "datasets", "nn", "play", "report"},
     "cli": {"base", "games", "solve", "datasets", "nn", "play", "report", "cli"},
-    "package": {"cli", "package"},  # flipnet/__init__.py and __main__.py
+    "package": {"base", "cli", "package"},  # flipnet/__init__.py (sets the process up) and __main__.py
 }
 
 

@@ -167,23 +167,42 @@ def adjacency(rows, cols):
     return ((np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])) == 1).astype(np.float64)
 
 
-def new_shape_positions(rows, cols, train_states, states):
-    """True for each of `states` that holds a live component whose shape is the shape of
-    no live component of any training state."""
+def new_shape_positions(rows, cols, known, states, drawn=()):
+    """(new, undrawn): for each of `states`, whether it holds a live component whose
+    shape is not in `known` (sorted shape keys), and whether one of those is in `drawn`
+    neither (the shapes a model was taught by its own 1-ply labels, `nn/drawn.py`)."""
     components = Components(rows, cols)
-    met = np.unique(components.shapes(train_states))
     keys = components.keys(components.split(states))
-    return ((keys != 0) & ~np.isin(keys, met)).any(axis=1)
+    new = (keys != 0) & ~np.isin(keys, known)
+    return new.any(axis=1), (new & ~np.isin(keys, drawn)).any(axis=1)
 
 
-def shape_split_errors(rows, cols, train_states, test_states, wrong):
-    """The test error on positions made only of shapes met in training and on those that
-    hold a new one: what a memory of training shapes can and cannot help with."""
-    new = new_shape_positions(rows, cols, train_states, test_states)
+def split_errors(wrong, new, undrawn=None, prefix=""):
+    """The error on positions made only of known shapes and on those holding a new one
+    (the new-shape share beside it); with `undrawn`, the new-shape positions split again
+    into those whose new shapes were all drawn and those holding one that was not."""
     wrong = np.asarray(wrong)
-    return {"test_share_new_shapes": float(new.mean()) if new.size else 0.0,
-            "test_error_known_shapes": float(wrong[~new].mean()) if (~new).any() else 0.0,
-            "test_error_new_shapes": float(wrong[new].mean()) if new.any() else 0.0}
+
+    def rate(where):
+        return float(wrong[where].mean()) if where.any() else None
+
+    out = {f"{prefix}share_new_shapes": float(new.mean()) if new.size else 0.0,
+           f"{prefix}error_known_shapes": rate(~new), f"{prefix}error_new_shapes": rate(new)}
+    if undrawn is not None:
+        out.update({f"{prefix}share_new_shapes_not_drawn": float(undrawn.mean()) if new.size else 0.0,
+                    f"{prefix}error_new_shapes_all_drawn": rate(new & ~undrawn),
+                    f"{prefix}error_new_shapes_not_drawn": rate(undrawn)})
+    return out
+
+
+def shape_split_errors(rows, cols, train_states, test_states, wrong, drawn=None):
+    """The test error on positions made only of shapes met in training and on those that
+    hold a new one: what a memory of training shapes can and cannot help with. With
+    `drawn` (a model's 1-ply-labelled shapes), the new ones split by whether all were drawn."""
+    known = np.unique(Components(rows, cols).shapes(train_states))
+    new, undrawn = new_shape_positions(rows, cols, known, test_states, () if drawn is None else drawn)
+    out = split_errors(wrong, new, undrawn if drawn is not None else None, prefix="test_")
+    return {k: 0.0 if v is None else v for k, v in out.items()}
 
 
 @njit(cache=True)

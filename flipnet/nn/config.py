@@ -17,7 +17,8 @@ SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
 ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
-SIZED_MODELS = ("convmem2d",)  # the models whose network sizes are settings
+SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
+MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):
@@ -66,6 +67,10 @@ class TrainConfig:
     layers: int = setting(0, "convmem2d: residual convolution layers (0: the default, 4)")
     hidden: int = setting(0, "convmem2d: units of the dense layer after pooling (0: the "
                              "default, 128)")
+    init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
+                            "on the same split, same sizes)", metavar="FILE")
+    draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
+                           "boards, valued by the --init model's 1-ply mex (nn/drawn.py)", metavar="N")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
@@ -103,6 +108,12 @@ class TrainConfig:
             given = ", ".join(_flag(name) for name, value in self.architecture().items() if value)
             raise FlipnetError(f"{given}: only {', '.join(SIZED_MODELS)} takes its size from "
                                f"settings; {self.model}'s is fixed")
+        if not 0 <= self.draw <= MAX_DRAWN_BOARDS:
+            raise FlipnetError(f"--draw must be in 0..{MAX_DRAWN_BOARDS}, got {self.draw}")
+        if self.model and self.model not in SIZED_MODELS and (self.init or self.draw):
+            raise FlipnetError(f"--init and --draw are settings of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if self.draw and not self.init:
+            raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):
             choices = FIELDS[name].metadata["choices"]
             if getattr(self, name) not in choices:

@@ -23,19 +23,21 @@ TABLE = ("keys", "values", "by_size")  # the lookup's arrays, stored as table/NA
 class ConvMemory:
     """Shape values from the table where it holds them, from the network elsewhere;
     positions valued by calling it with states. `average`: the network's distribution
-    is the geometric mean over the 8 symmetries of its frame."""
+    is the geometric mean over the 8 symmetries of its frame. `drawn`: the keys of the
+    shapes the network was also taught by 1-ply labels (`nn/drawn.py`), for reports."""
 
     name = NAME
 
-    def __init__(self, network, table, rows, cols, average=True):
+    def __init__(self, network, table, rows, cols, average=True, drawn=None):
         self.network, self.table, self.average = network, table, average
+        self.drawn = np.zeros(0, np.uint64) if drawn is None else np.asarray(drawn, np.uint64)
         self.rows, self.cols, self.n_classes = rows, cols, network.n_classes
         self.components = Components(rows, cols)
         self.side = max(rows, cols)  # a square frame that holds every shape of the board
 
     def for_board(self, rows, cols):
         """The same table and network reading rows x cols positions."""
-        return ConvMemory(self.network, self.table, rows, cols, self.average)
+        return ConvMemory(self.network, self.table, rows, cols, self.average, self.drawn)
 
     def known_shapes(self):
         """The shapes whose values the training labels fixed (the table's keys)."""
@@ -75,6 +77,7 @@ class ConvMemory:
     def save(self, path, meta):
         arrays = {f"net/{k}": v for k, v in self.network.get_values().items()}
         arrays.update({f"table/{k}": v for k, v in self.table.arrays().items()})
+        arrays["drawn/keys"] = self.drawn
         save_npz(path, arrays, {"model": NAME, "rows": self.rows, "cols": self.cols,
                                 "architecture": self.network.architecture(),
                                 "average": self.average, **meta})
@@ -88,6 +91,7 @@ class ConvMemory:
             network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
             table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
                                             int(meta["rows"]), int(meta["cols"]))
-            return cls(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"])), meta
+            return cls(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"]),
+                       arrays.get("drawn/keys")), meta
         except (KeyError, TypeError, ValueError) as exc:
             raise FlipnetError(f"{path}: not a {NAME} model file ({exc})") from None

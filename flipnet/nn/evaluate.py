@@ -12,7 +12,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components
+from flipnet.datasets.components import Components, new_shape_positions, split_errors
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.compile import ComponentPredictor, Predictor
@@ -106,11 +106,10 @@ def _split_errors(predicted, labels, states, model, met):
     wrong = np.asarray(predicted) != np.asarray(labels)
     out = {"error": float(wrong.mean()) if wrong.size else None, "states": int(len(states))}
     if met is not None and model.rows > 1:
-        keys = Components(model.rows, model.cols)
-        keys = keys.keys(keys.split(states))
-        new = ((keys != 0) & ~np.isin(keys, met)).any(axis=1)
-        out.update(share_new_shapes=float(new.mean()), error_known_shapes=float(wrong[~new].mean()) if
-                   (~new).any() else None, error_new_shapes=float(wrong[new].mean()) if new.any() else None)
+        drawn = getattr(model, "drawn", None)
+        drawn = drawn if drawn is not None and drawn.size else None
+        new, undrawn = new_shape_positions(model.rows, model.cols, met, states, () if drawn is None else drawn)
+        out.update(split_errors(wrong, new, undrawn if drawn is not None else None))
     return out
 
 

@@ -9,6 +9,10 @@ validation position, valued as that position's label XOR the table's values of i
 other components. The epoch is chosen there; test figures are on test positions, as
 for every run. Checkpoints, resume and Ctrl-C as in `nn/train.py`, whose run state this
 reuses.
+
+With `init`, the network starts from another convmem2d model's; with `draw`, it is also
+taught the new shapes of random boards, valued by that model's 1-ply mex (`nn/drawn.py`).
+The labels are made again on `--resume`, from the same file and seed: the same labels.
 """
 
 import dataclasses
@@ -29,6 +33,7 @@ from flipnet.datasets.components import Components, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.convmem import NAME, ConvMemory
+from flipnet.nn.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
@@ -68,6 +73,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     """`flipnet train convmem2d`: results/NAME.json, .npz and .ckpt.npz as `train.train`."""
     started = time.perf_counter()
     config.check()
+    start, start_meta = ConvMemory.load(config.init) if config.init else (None, {})
     split = read_split(config.data, config.bucket)
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     if rows == 1:
@@ -78,14 +84,30 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
+    if start is not None:
+        _check_start(config, start, network, rows, cols)
+        start.pipeline_seconds = float(start_meta.get("pipeline_seconds", 0.0))
     with claimed(config, resume, overwrite), flushed(config.flush_denormals):
         table = ShapeLookup.fit(split.train[0], split.train[1], rows, cols)
         model = ConvMemory(network, table, rows, cols, average=config.tta)
+        if start is not None:
+            if not np.array_equal(start.table.keys, table.keys):
+                raise FlipnetError(f"{config.init} was trained on another split than {config.data} "
+                                   f"bucket {config.bucket}: its table differs")
+            network.set_values(start.network.get_values())
         valid_keys, valid_values = new_shape_values(table, *split.valid, rows, cols)
         if valid_keys.size == 0:
             raise FlipnetError(f"{config.data}: no validation position holds a shape the training "
                                f"labels leave open, so there is nothing to choose an epoch on")
-        n_batches = len(table.keys) // config.batch
+
+        def validate():
+            return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
+
+        drawn = _drawn(config, start, table, rows, cols)
+        if start is not None:
+            drawn["report"]["start_valid_shape_error"] = validate()
+        model.drawn = drawn["keys"]
+        n_batches = (len(table.keys) + len(drawn["keys"])) // config.batch
         if n_batches == 0:
             raise FlipnetError(f"--batch {config.batch} is larger than the {len(table.keys)} "
                                f"shapes the training labels fix")
@@ -97,13 +119,11 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
         elif resume:
             log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
-        cells, values = render_cells(table.keys, model.side), table.values.astype(np.int64)
+        cells = render_cells(np.concatenate([table.keys, drawn["keys"]]), model.side)
+        values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
         images = np.stack(cell_maps(model.side, model.side))
         step = step_function(network, optimizer, model.side) if run.epoch < config.epochs else None
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
-
-        def validate():
-            return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
 
         with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
                 signals.deferred():
@@ -136,11 +156,40 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
 
         network.set_values(run.best_params)
         results = _results(config, model, split, run, len(valid_keys), time.perf_counter() - started)
-        model.save(config.path(".npz"), {"config": dataclasses.asdict(config), "best_epoch": run.best_epoch})
+        results.update(drawn["report"])
+        # the whole chain's time: this run's and the starting model's (which may have one too)
+        results["pipeline_seconds"] = results["seconds"] + drawn["report"].get("init_pipeline_seconds", 0.0)
+        model.save(config.path(".npz"), {"config": dataclasses.asdict(config), "best_epoch": run.best_epoch,
+                                         "pipeline_seconds": results["pipeline_seconds"]})
         write_json(config.path(".json"), results)
     log(f"{config.name}: {len(table.keys)} shapes from the training labels, the network on "
         f"{len(valid_keys)} new validation shapes: {run.best_valid:.2%} wrong")
     return results
+
+
+def _check_start(config, start, network, rows, cols):
+    """The --init model against this run's board and network, before any work."""
+    if (start.rows, start.cols) != (rows, cols):
+        raise FlipnetError(f"{config.init} reads {start.rows}x{start.cols} boards; {config.data} holds {rows}x{cols}")
+    if start.network.architecture() != network.architecture():
+        sizes = ", ".join(f"{k}={v}" for k, v in start.network.architecture().items() if k != "n_classes")
+        raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
+                           f"--channels, --layers and --hidden to match")
+
+
+def _drawn(config, start, table, rows, cols):
+    """{"keys", "values", "report"} of the drawn shapes and their 1-ply labels (none
+    without --draw); the report says where they came from and what they cost."""
+    report = {} if start is None else {"init": config.init, "init_pipeline_seconds": start.pipeline_seconds}
+    if not config.draw:
+        return {"keys": np.zeros(0, np.uint64), "values": np.zeros(0, np.int64), "report": report}
+    tick = time.perf_counter()
+    keys = draw_shapes(rows, cols, config.draw, config.seed, table.keys)
+    values = one_ply_labels(start, keys)
+    report.update(drawn_boards=config.draw, drawn_shapes=int(keys.size),
+                  drawn_labels=f"the 1-ply soft mex of {config.init} (its table and network)",
+                  label_seconds=time.perf_counter() - tick)
+    return {"keys": keys, "values": values, "report": report}
 
 
 def _results(config, model, split, run, n_valid_shapes, elapsed_now):
@@ -172,5 +221,6 @@ def _results(config, model, split, run, n_valid_shapes, elapsed_now):
         "seconds": run.total_seconds(elapsed_now),
         "train_seconds": float(sum(epoch_seconds)),
         "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)) if epoch_seconds else 0.0,
-        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels),
+        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels,
+                             model.drawn if model.drawn.size else None),
     }

@@ -141,6 +141,67 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
         f"{ours / n_batches * 1e6:.0f} us per step")
 
 
+@section("convmem")
+def bench_convmem():
+    header("convmem2d-deep training step: 8 residual layers, batch 512, 5x5 frame")
+    ours = convmem_step_seconds("windows")
+    row("20 steps, 3x3 windows", "0/1 shift-matrix product", convmem_step_seconds("shift"), ours,
+        f"{ours / 20 * 1e3:.0f} ms per step")
+    # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
+    kept = _child_json(_CONVMEM_STEPS)
+    system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
+    row("20 steps, freed memory kept", "glibc's default malloc", system, kept, "fresh processes")
+
+
+_CONVMEM_STEPS = """
+import json
+from flipnet.report.bench import convmem_step_seconds
+print(json.dumps(convmem_step_seconds("windows")))
+"""
+
+
+def convmem_step_seconds(conv, n=20):
+    """Seconds of `n` training steps of a fresh convmem2d-deep network (after one), its
+    neighbourhoods gathered by slices of a framed copy ("windows", flipnet's) or by a
+    shift-matrix product ("shift", the former way)."""
+    from unittest import mock
+
+    from flipnet.base.denormals import flushed
+    from flipnet.nn import FLOAT, maskconv, optim
+    from flipnet.nn.shapetrain import step_function
+
+    rng = np.random.default_rng(0)
+    cells = (rng.random((512, 25)) < 0.6).astype(FLOAT)
+    values, lr = rng.integers(0, 8, 512), np.asarray(1e-3, FLOAT)
+    gather = {"windows": maskconv.conv3x3, "shift": _shift_matrix_conv}[conv]
+    with mock.patch.object(maskconv, "conv3x3", gather), flushed():
+        net = maskconv.MaskedConvNet(0, layers=8)
+        step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5)
+        step(cells, values, lr)
+        return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]
+
+
+def _shift_matrix_conv(h, weights, side):
+    """convmem2d's former convolution: each cell's neighbourhood gathered by a product with
+    a constant (n, 9 n) 0/1 matrix, then the weights."""
+    import pytensor.tensor as pt
+
+    from flipnet.nn import FLOAT
+    from flipnet.nn.maskconv import OFFSETS
+
+    n = side * side
+    shift = np.zeros((n, 9 * n), dtype=FLOAT)
+    for j in range(n):
+        r, c = divmod(j, side)
+        for k, (dr, dc) in enumerate(OFFSETS):
+            if 0 <= r + dr < side and 0 <= c + dc < side:
+                shift[(r + dr) * side + c + dc, k * n + j] = 1
+    batch, channels = h.shape[0], h.shape[2]
+    gathered = pt.dot(h.dimshuffle(0, 2, 1).reshape((batch * channels, n)), pt.constant(shift))
+    windows = gathered.reshape((batch, channels, 9, n)).dimshuffle(0, 3, 2, 1).reshape((batch * n, 9 * channels))
+    return pt.dot(windows, weights).reshape((batch, n, weights.shape[1]))
+
+
 # Full boards: (rows, cols, published nimber, seconds of the C++ Lemoine-Viennot solver of
 # MCGS without a database, as docs/sources.md quotes them; None where none is quoted)
 CRAM_BOARDS = [(6, 6, 0, 289.0), (5, 7, 1, 98.0), (4, 9, 1, 117.0), (3, 14, 3, None)]
@@ -187,9 +248,9 @@ print(json.dumps({"median": median if np.isfinite(median) else None, "over_limit
 """
 
 
-def _child_json(code, *args, timeout=1800):
+def _child_json(code, *args, timeout=1800, env=None):
     proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env)
     if proc.returncode:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -20,6 +20,10 @@ MODELS = (
     ("convmem2d", "size-free: the lookup table where the training labels fix a shape's value, a masked "
                   "convolution over the shape's cells (trained on the table) for the rest"),
     ("convmem2d-deep", "convmem2d with 8 residual layers instead of 4 (make train-2d-best)"),
+    ("convmem2d-distil", "convmem2d-deep trained 8 epochs more with the new shapes of 2M seeded random "
+                         "5x5 boards, valued by convmem2d-deep's own 1-ply mex: the game's moves at "
+                         "training time, no label beyond the training ones (make train-2d-distil); "
+                         "in brackets, the positions holding a new shape it was not taught"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
@@ -65,6 +69,9 @@ def _row(results_dir, model, one_ply):
     name = f"`{model}`" + (f" + 1-ply mex{rule}" if one_ply else "")
     share = test.get("share_new_shapes")
     new = _pct(test.get("error_new_shapes")) + (f" ({share:.1%} of positions)" if share else "")
+    if "error_new_shapes_not_drawn" in test:
+        new += (f"; not drawn: {_pct(test['error_new_shapes_not_drawn'])} "
+                f"({test['share_new_shapes_not_drawn']:.1%})")
     return (f"| {name} | {_pct(test.get('error'))} | {_pct(test.get('error_known_shapes'))} | {new} "
             f"| {large[0]} | {large[1]} | {chosen} |"), evaluated
 

@@ -1,0 +1,45 @@
+"""Shapes the training labels leave open, drawn from random boards and valued by a
+model's own one ply of lookahead: targets a network can learn from the rules of the game.
+
+A trained convmem2d values a new shape far better with one ply of lookahead (the mex, over
+its moves, of the XOR of its own values of the parts each move leaves: `nn/oneply.py`)
+than alone: 3.4% against 20.4% wrong on 5x5 test positions with a new shape. So the
+next network can be taught those 1-ply values: draw random boards from a seeded
+generator, keep the shapes of their components that are not in the table, and label each
+with the starting model's 1-ply mex. This is the rules of the game used at training
+time, as a self-play learner does (docs/results.md); no solver, no validation or test
+position and no label beyond the training ones is read. The drawn shapes are kept in the
+model file, so that errors can be split into new shapes drawn and not drawn.
+"""
+
+import numpy as np
+
+from flipnet.base import signals
+from flipnet.base.errors import Interrupted
+from flipnet.base.progress import bar
+from flipnet.datasets.components import Components
+from flipnet.nn.oneply import one_ply
+
+CHUNK = 2048  # shapes labelled per call: progress and Ctrl-C between calls
+
+
+def draw_shapes(rows, cols, n_boards, seed, known_keys):
+    """Sorted keys of the live components of `n_boards` uniform random rows x cols boards
+    (generator seeded by `seed`) that are not in `known_keys`."""
+    boards = np.random.default_rng([seed, 2]).integers(0, 1 << (rows * cols), size=n_boards, dtype=np.uint64)
+    keys = np.unique(Components(rows, cols).shapes(boards))
+    return keys[(keys != 0) & ~np.isin(keys, known_keys)]
+
+
+def one_ply_labels(model, keys, desc="1-ply labels"):
+    """Each key's value by `model`'s 1-ply soft mex (its table and network for the parts),
+    with a progress bar; Ctrl-C stops between chunks."""
+    values = np.empty(len(keys), np.int64)
+    with bar(len(keys), desc, unit="shape") as progress, signals.deferred():
+        for start in range(0, len(keys), CHUNK):
+            if signals.requested():
+                raise Interrupted("interrupted while labelling the drawn shapes; nothing was saved")
+            part = keys[start:start + CHUNK]
+            values[start:start + CHUNK] = one_ply(model.probabilities, part)
+            progress.update(len(part))
+    return values
