@@ -111,18 +111,18 @@ train-2d-convmem-wide: data/flip2d.h5 ## convmem2d, 48 channels and 256 hidden u
 train-2d-convmem-deep: data/flip2d.h5 ## convmem2d with 8 residual layers (convmem2d-deep)
 	$(TRAIN) convmem2d-deep
 
-train-2d-convmem-deep16: data/flip2d.h5 ## convmem2d with 16 residual layers
+train-2d-convmem-deep16: data/flip2d.h5 ## convmem2d with 16 residual layers (tried, not kept)
 	$(TRAIN) convmem2d-deep16
 
 train-2d-convmem-deep48: data/flip2d.h5 ## convmem2d-deep over 48 epochs instead of 24
 	$(TRAIN) convmem2d-deep48
 
-train-2d-distil: train-2d-convmem-deep ## convmem2d-deep taught its own 1-ply values of new shapes of random boards
+train-2d-distil: train-2d-convmem-deep ## convmem2d-deep taught its own 1-ply values of drawn shapes (not kept)
 	$(TRAIN) convmem2d-distil
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-convmem-deep ## the best 2D model by validation: convmem2d-deep (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d-deep.npz --out results/eval-convmem2d-deep-5x5.json
+train-2d-best: train-2d-convmem-deep48 ## the best 2D model by validation: convmem2d-deep48 (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-deep48.npz --out results/eval-convmem2d-deep48-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -137,16 +137,16 @@ define evaluate
 	    || exit 1; done; done
 endef
 
-BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-distil
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-distil
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
-VARIANTS := convmem2d-wide
-beyond-variants: data/flip2d.h5 data-large ## evaluate convmem2d-wide, tried and not kept, like `beyond`
+VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil
+beyond-variants: data/flip2d.h5 data-large ## evaluate convmem2d-wide, -deep16, -distil (not kept), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

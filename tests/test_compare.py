@@ -208,6 +208,13 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     rows = {line.split(" | ")[0]: line for line in table.splitlines() if line.startswith("| `")}
     assert rows["| `convmem2d-wide`"].split(" | ")[1:6] == ["-", "-", "-", "-", "20.00%"]  # only 7x7 run
     assert "Variants tried and not kept" in table and "`convmem2d-wide`: convmem2d with 48" in table
+    # a model taught drawn shapes: its new-shape cell splits them into drawn and not drawn
+    write_json(tmp_path / "eval-convmem2d-distil-5x5.json", {"parts": {"test": {
+        **test, "error_new_shapes": 0.19, "share_new_shapes_not_drawn": 0.0154,
+        "error_new_shapes_not_drawn": 0.2122}}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `convmem2d-distil`"].split(" | ")[3] == "19.00% (3.2% of positions); not drawn: 21.22% (1.5%)"
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

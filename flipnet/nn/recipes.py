@@ -91,14 +91,17 @@ RECIPES = {r.name: r for r in (
            CONVMEM),
     Recipe("convmem2d-wide", "convmem2d with a wider network: 48 channels, a 256-unit dense "
            "layer; tried, not kept (make train-2d-convmem-wide)", {**CONVMEM, "channels": 48, "hidden": 256}),
-    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4: the best 2D model by "
-           "validation within the hour of training (make train-2d-best)", {**CONVMEM, "layers": 8}),
-    Recipe("convmem2d-deep16", "convmem2d with 16 residual layers (make train-2d-convmem-deep16)",
+    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4 (make "
+           "train-2d-convmem-deep)", {**CONVMEM, "layers": 8}),
+    Recipe("convmem2d-deep16", "convmem2d with 16 residual layers; tried, not kept (make "
+           "train-2d-convmem-deep16)",
            {**CONVMEM, "layers": 16}),
-    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24 (make "
-           "train-2d-convmem-deep48)", {**CONVMEM, "layers": 8, "epochs": 48}),
+    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24: the best 2D model "
+           "by validation within the hour of training (make train-2d-best)",
+           {**CONVMEM, "layers": 8, "epochs": 48}),
     Recipe("convmem2d-distil", "convmem2d-deep taught more: 8 epochs more on the new shapes of 2M "
-           "random boards, valued by convmem2d-deep's own 1-ply mex (make train-2d-distil)",
+           "random boards, valued by convmem2d-deep's own 1-ply mex; tried, not kept (make "
+           "train-2d-distil)",
            {**CONVMEM, "layers": 8, "init": "results/convmem2d-deep.npz", "draw": 2_000_000,
             "lr": 0.001, "epochs": 8}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",

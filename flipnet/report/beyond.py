@@ -19,17 +19,19 @@ MODELS = (
     ("featmem2d", "size-free network on shape descriptions + memory of training shapes"),
     ("convmem2d", "size-free: the lookup table where the training labels fix a shape's value, a masked "
                   "convolution over the shape's cells (trained on the table) for the rest"),
-    ("convmem2d-deep", "convmem2d with 8 residual layers instead of 4 (make train-2d-best)"),
-    ("convmem2d-distil", "convmem2d-deep trained 8 epochs more with the new shapes of 2M seeded random "
-                         "5x5 boards, valued by convmem2d-deep's own 1-ply mex: the game's moves at "
-                         "training time, no label beyond the training ones (make train-2d-distil); "
-                         "in brackets, the positions holding a new shape it was not taught"),
+    ("convmem2d-deep", "convmem2d with 8 residual layers instead of 4"),
+    ("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24 (make train-2d-best)"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
 # Tried and not kept (docs/results.md): rows only once `make beyond-variants` has run
 VARIANTS = (
     ("convmem2d-wide", "convmem2d with 48 channels and a dense layer of 256"),
+    ("convmem2d-deep16", "convmem2d with 16 residual layers"),
+    ("convmem2d-distil", "convmem2d-deep trained 8 epochs more with the new shapes of 2M seeded random "
+                         "5x5 boards, valued by convmem2d-deep's own 1-ply mex: the game's moves at "
+                         "training time, no label beyond the training ones; after \"not drawn\", the "
+                         "positions holding a new shape it was not taught"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
