@@ -5,7 +5,7 @@ goes, up to 32 MiB) as a fresh mmap and gives it back with munmap when it is fre
 convmem2d training step makes and frees a few dozen arrays of up to 15 MB, so every step
 faulted in about 63,000 new pages, which the kernel zeroed first: 98 ms of a 300 ms step
 (8 residual layers, batch 512) and 1,037 s of a 45-minute run. With the thresholds
-raised, freed blocks stay in the heap and the next step gets them back: no faults, 1.5x
+raised, freed blocks stay in the heap and the next step gets them back: no faults, 1.4x
 faster a step (`make bench`, section convmem). The cost: a process keeps up to its peak
 memory until it ends, instead of returning it as it frees.
 
