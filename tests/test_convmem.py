@@ -126,6 +126,16 @@ def test_new_validation_shapes_get_their_exact_values(tmp_path):
     assert np.array_equal(values, exact_values(keys))
 
 
+def children_all_known(keys, known):
+    """For each shape key: whether every part of every option is in `known`."""
+    from flipnet.datasets.components import options
+
+    option_start, part_start, part_keys = options(keys)
+    known_part = np.isin(part_keys, known)
+    return np.array([known_part[part_start[option_start[i]]:part_start[option_start[i + 1]]].all()
+                     for i in range(keys.size)])
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """convmem2d trained for 3 epochs on the sparse 4x4 split, through the command."""
@@ -168,14 +178,9 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
     wide = np.unique(keys[(keys != 0) & ~np.isin(keys, model.known_shapes())])
     assert big.probabilities(wide).shape == (wide.size, 16)
     # one ply: a new shape whose children the table all holds gets its exact value
-    from flipnet.datasets.components import options
-
     candidates = np.unique(Components(4, 4).shapes(np.arange(1 << 16, dtype=np.uint64)))
     candidates = candidates[~np.isin(candidates, model.known_shapes())]
-    option_start, part_start, part_keys = options(candidates)
-    known_part = np.isin(part_keys, model.known_shapes())
-    covered = np.array([known_part[part_start[option_start[i]]:part_start[option_start[i + 1]]].all()
-                        for i in range(candidates.size)])
+    covered = children_all_known(candidates, model.known_shapes())
     assert covered.sum() >= 5
     chosen = candidates[covered]
     assert np.array_equal(one_ply(model.probabilities, chosen), exact_values(chosen))
@@ -305,7 +310,6 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
 
 @pytest.mark.slow
 def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_holds_the_children(trained):
-    from flipnet.datasets.components import options
     from flipnet.nn.drawn import draw_shapes, one_ply_labels
     from flipnet.nn.evaluate import load
 
@@ -315,10 +319,7 @@ def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_hol
     on_boards = np.unique(Components(4, 4).shapes(boards))
     assert keys.size > 20 and np.array_equal(keys, np.setdiff1d(on_boards[on_boards != 0], model.known_shapes()))
     labels = one_ply_labels(model, keys)
-    option_start, part_start, part_keys = options(keys)
-    known_part = np.isin(part_keys, model.known_shapes())
-    covered = np.array([known_part[part_start[option_start[i]]:part_start[option_start[i + 1]]].all()
-                        for i in range(keys.size)])
+    covered = children_all_known(keys, model.known_shapes())
     assert covered.sum() >= 3
     assert np.array_equal(labels[covered], exact_values(keys[covered]))
 

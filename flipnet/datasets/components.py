@@ -195,13 +195,13 @@ def split_errors(wrong, new, undrawn=None, prefix=""):
     return out
 
 
-def shape_split_errors(rows, cols, train_states, test_states, wrong, drawn=None):
+def shape_split_errors(rows, cols, train_states, test_states, wrong, drawn=()):
     """The test error on positions made only of shapes met in training and on those that
     hold a new one: what a memory of training shapes can and cannot help with. With
     `drawn` (a model's 1-ply-labelled shapes), the new ones split by whether all were drawn."""
     known = np.unique(Components(rows, cols).shapes(train_states))
-    new, undrawn = new_shape_positions(rows, cols, known, test_states, () if drawn is None else drawn)
-    out = split_errors(wrong, new, undrawn if drawn is not None else None, prefix="test_")
+    new, undrawn = new_shape_positions(rows, cols, known, test_states, drawn)
+    out = split_errors(wrong, new, undrawn if len(drawn) else None, prefix="test_")
     return {k: 0.0 if v is None else v for k, v in out.items()}
 
 

@@ -106,10 +106,9 @@ def _split_errors(predicted, labels, states, model, met):
     wrong = np.asarray(predicted) != np.asarray(labels)
     out = {"error": float(wrong.mean()) if wrong.size else None, "states": int(len(states))}
     if met is not None and model.rows > 1:
-        drawn = getattr(model, "drawn", None)
-        drawn = drawn if drawn is not None and drawn.size else None
-        new, undrawn = new_shape_positions(model.rows, model.cols, met, states, () if drawn is None else drawn)
-        out.update(split_errors(wrong, new, undrawn if drawn is not None else None))
+        drawn = getattr(model, "drawn", ())  # convmem2d's shapes taught by 1-ply labels
+        new, undrawn = new_shape_positions(model.rows, model.cols, met, states, drawn)
+        out.update(split_errors(wrong, new, undrawn if len(drawn) else None))
     return out
 
 

@@ -86,7 +86,6 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
     if start is not None:
         _check_start(config, start, network, rows, cols)
-        start.pipeline_seconds = float(start_meta.get("pipeline_seconds", 0.0))
     with claimed(config, resume, overwrite), flushed(config.flush_denormals):
         table = ShapeLookup.fit(split.train[0], split.train[1], rows, cols)
         model = ConvMemory(network, table, rows, cols, average=config.tta)
@@ -104,8 +103,9 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
 
         drawn = _drawn(config, start, table, rows, cols)
-        if start is not None:
-            drawn["report"]["start_valid_shape_error"] = validate()
+        if start is not None:  # where the run started, and that start's own figure and time
+            drawn["report"].update(init=config.init, start_valid_shape_error=validate(),
+                                   init_pipeline_seconds=float(start_meta.get("pipeline_seconds", 0.0)))
         model.drawn = drawn["keys"]
         n_batches = (len(table.keys) + len(drawn["keys"])) // config.batch
         if n_batches == 0:
@@ -180,15 +180,14 @@ def _check_start(config, start, network, rows, cols):
 def _drawn(config, start, table, rows, cols):
     """{"keys", "values", "report"} of the drawn shapes and their 1-ply labels (none
     without --draw); the report says where they came from and what they cost."""
-    report = {} if start is None else {"init": config.init, "init_pipeline_seconds": start.pipeline_seconds}
     if not config.draw:
-        return {"keys": np.zeros(0, np.uint64), "values": np.zeros(0, np.int64), "report": report}
+        return {"keys": np.zeros(0, np.uint64), "values": np.zeros(0, np.int64), "report": {}}
     tick = time.perf_counter()
     keys = draw_shapes(rows, cols, config.draw, config.seed, table.keys)
     values = one_ply_labels(start, keys)
-    report.update(drawn_boards=config.draw, drawn_shapes=int(keys.size),
-                  drawn_labels=f"the 1-ply soft mex of {config.init} (its table and network)",
-                  label_seconds=time.perf_counter() - tick)
+    report = {"drawn_boards": config.draw, "drawn_shapes": int(keys.size),
+              "drawn_labels": f"the 1-ply soft mex of {config.init} (its table and network)",
+              "label_seconds": time.perf_counter() - tick}
     return {"keys": keys, "values": values, "report": report}
 
 
@@ -222,5 +221,5 @@ def _results(config, model, split, run, n_valid_shapes, elapsed_now):
         "train_seconds": float(sum(epoch_seconds)),
         "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)) if epoch_seconds else 0.0,
         **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels,
-                             model.drawn if model.drawn.size else None),
+                             model.drawn),
     }
