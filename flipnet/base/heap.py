@@ -14,7 +14,6 @@ Other C libraries have no `mallopt`; nothing changes there.
 """
 
 import ctypes
-import ctypes.util
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
 KEPT = {"mmap": 32 << 20, "trim": 1 << 30}  # 32 MiB: the largest threshold glibc always takes
@@ -22,7 +21,7 @@ KEPT = {"mmap": 32 << 20, "trim": 1 << 30}  # 32 MiB: the largest threshold glib
 
 def _mallopt():
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c")).mallopt
+        return ctypes.CDLL(None).mallopt  # the running program's symbols, libc's among them
     except (OSError, AttributeError, TypeError):
         return None
 

@@ -9,6 +9,12 @@ KeyboardInterrupt at once. Outside `deferred()`, Ctrl-C raises KeyboardInterrupt
 
 `flipnet`'s main() installs the handler; library code that never runs under it simply
 sees the usual KeyboardInterrupt.
+
+The handler raises `CtrlC`, a KeyboardInterrupt of its own class: CPython marks a plain
+KeyboardInterrupt that leaves an `exec()` of a string as unhandled even when it is
+caught further up (scipy runs such an exec while pytensor imports it), and
+`python -m flipnet` then ends by SIGINT after printing its one line instead of with
+exit status 130. It tests the exact class, so a subclass is never marked.
 """
 
 import contextlib
@@ -20,6 +26,10 @@ flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compil
 _depth = 0
 
 
+class CtrlC(KeyboardInterrupt):
+    """Ctrl-C, as flipnet's handler raises it (see above for why not KeyboardInterrupt)."""
+
+
 def install():
     signal.signal(signal.SIGINT, _handler)
 
@@ -28,7 +38,7 @@ def _handler(signum, frame):
     if _depth and not flag[0]:
         flag[0] = 1
         return
-    raise KeyboardInterrupt
+    raise CtrlC
 
 
 def requested():
