@@ -18,6 +18,7 @@ OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
 ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
+MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
 
 
@@ -71,6 +72,9 @@ class TrainConfig:
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
                            "boards, valued by the --init model's 1-ply mex (nn/drawn.py)", metavar="N")
+    option_weight: float = setting(0.0, "convmem2d: also teach each cell's set of option values "
+                                        "read from the training labels, with this weight beside the "
+                                        "value's loss (nn/options.py; 0: not)", metavar="W")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
@@ -112,6 +116,10 @@ class TrainConfig:
             raise FlipnetError(f"--draw must be in 0..{MAX_DRAWN_BOARDS}, got {self.draw}")
         if self.model and self.model not in SIZED_MODELS and (self.init or self.draw):
             raise FlipnetError(f"--init and --draw are settings of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
+            raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
+        if self.model and self.model not in SIZED_MODELS and self.option_weight:
+            raise FlipnetError(f"--option-weight is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):

@@ -21,6 +21,7 @@ from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
 from flipnet.nn.layers import log_softmax
+from flipnet.nn.options import N_BITS
 
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
 
@@ -54,11 +55,14 @@ class MaskedConvNet:
     `channels` maps per cell; a first 3x3 layer, then `layers` residual ones
     h + relu(conv(h)), all masked; pooled; dense `hidden` relu; dense to `n_classes`.
     He initialisation, the residual layers at half of it so the sum starts small.
+    `option_head`: also a dense map from each cell's last activations to 16 logits, the
+    values its moves reach (`nn/options.py`; a training target only, never an answer).
     """
 
-    def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16):
+    def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
+        self.option_head = bool(option_head)
         c, pooled = channels, 3 * channels + 1
         init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
         for k in range(layers):
@@ -68,28 +72,38 @@ class MaskedConvNet:
                      "hidden_b": np.zeros(hidden),
                      "out_W": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_classes)),
                      "out_b": np.zeros(n_classes)})
+        if self.option_head:  # drawn after the others: the same seed, the same other weights
+            init.update({"options_W": rng.normal(0, np.sqrt(1 / c), (c, N_BITS)),
+                         "options_b": np.zeros(N_BITS)})
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self.memory = None  # what the trainer's Run expects of a model
         self._compiled = {}
 
     def architecture(self):
-        return {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
+        arch = {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
                 "n_classes": self.n_classes}
+        return {**arch, "option_head": True} if self.option_head else arch
 
     def logits(self, cells, side, params=None):
         """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows."""
+        return self.outputs(cells, side, params)[0]
+
+    def outputs(self, cells, side, params=None):
+        """(value logits (batch, n_classes), option logits (batch, side * side, 16) or None
+        without the option head), from one pass over the cells."""
         p = dict(zip(self.names, params or self.params))
         mask = cells[:, :, None]
         h = pt.maximum(conv3x3(mask, p["conv_in_W"], side) + p["conv_in_b"], 0) * mask
         for k in range(self.layers):
             h = h + pt.maximum(conv3x3(h, p[f"conv{k}_W"], side) + p[f"conv{k}_b"], 0) * mask
+        option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         count = cells.sum(axis=1)[:, None]
         total = h.sum(axis=1)
         pooled = pt.concatenate([total / count, total / np.float32(SIZE_SCALE), h.max(axis=1),
                                  pt.log1p(count)], axis=1)
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
-        return pt.dot(z, p["out_W"]) + p["out_b"]
+        return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
 
     def log_probs_function(self, side):
         """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame."""

@@ -38,6 +38,7 @@ from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
+from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
 from flipnet.nn.recipes import overrides, paper_protocol
 from flipnet.nn.train import SCHEDULES, Run, claimed
 
@@ -58,15 +59,23 @@ def new_shape_values(table, states, labels, rows, cols):
     return unique, values[first]
 
 
-def step_function(network, optimizer, side):
-    """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step."""
+def step_function(network, optimizer, side, option_weight=0.0):
+    """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step. With an
+    option weight, f(cells, values, option sets, certain, lr): the value's cross-entropy
+    plus that weight times the cells' option-set loss (both (batch, side^2, 16) 0/1)."""
     cells = pt.matrix("cells", dtype=FLOAT)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    loss = mean_cross_entropy(network.logits(cells, side), values)
+    logits, option_logits = network.outputs(cells, side)
+    loss = mean_cross_entropy(logits, values)
+    inputs = [cells, values]
+    if option_weight:
+        sets, certain = pt.tensor3("sets", dtype=FLOAT), pt.tensor3("certain", dtype=FLOAT)
+        loss = loss + np.asarray(option_weight, FLOAT) * masked_bce(option_logits, sets, certain)
+        inputs += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    return pytensor.function([cells, values, lr], loss, updates=updates)
+    return pytensor.function([*inputs, lr], loss, updates=updates)
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):
@@ -80,7 +89,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         raise FlipnetError(f"{config.data} holds single rows; {NAME} reads 2D boards")
     if config.validate_every:
         raise FlipnetError(f"{NAME} validates at the end of each epoch only: drop --validate-every")
-    network = MaskedConvNet(config.seed, **{k: v for k, v in config.architecture().items() if v})
+    network = MaskedConvNet(config.seed, **{k: v for k, v in config.architecture().items() if v},
+                            option_head=config.option_weight > 0)
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
@@ -93,7 +103,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             if not np.array_equal(start.table.keys, table.keys):
                 raise FlipnetError(f"{config.init} was trained on another split than {config.data} "
                                    f"bucket {config.bucket}: its table differs")
-            network.set_values(start.network.get_values())
+            network.set_values({**network.get_values(), **start.network.get_values()})
         valid_keys, valid_values = new_shape_values(table, *split.valid, rows, cols)
         if valid_keys.size == 0:
             raise FlipnetError(f"{config.data}: no validation position holds a shape the training "
@@ -122,7 +132,14 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         cells = render_cells(np.concatenate([table.keys, drawn["keys"]]), model.side)
         values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
         images = np.stack(cell_maps(model.side, model.side))
-        step = step_function(network, optimizer, model.side) if run.epoch < config.epochs else None
+        option_report = {}
+        if config.option_weight:  # each cell's option values, as far as the table fixes them
+            option_sets, option_certain = option_targets(np.concatenate([table.keys, drawn["keys"]]),
+                                                         table, model.side)
+            option_report = {"option_weight": config.option_weight,
+                             "option_answers_certain": certain_share(option_certain)}
+        step = step_function(network, optimizer, model.side, config.option_weight) \
+            if run.epoch < config.epochs else None
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
 
         with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
@@ -136,11 +153,15 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                     for batch in order.reshape(n_batches, config.batch):
                         if signals.requested():
                             raise Interrupted(run.interrupted_message())
-                        batch_cells = cells[batch]
+                        batch_cells, which = cells[batch], None
                         if config.augment == "symmetry":  # each shape moved by its own symmetry
                             which = images[run.rng.integers(len(images), size=len(batch))]
                             batch_cells = np.take_along_axis(batch_cells, which, axis=1)
-                        loss_sum += float(step(batch_cells, values[batch], lr))
+                        targets = [values[batch]]
+                        if config.option_weight:  # the cells' option sets move with the cells
+                            targets += [unpack(_moved(option_sets[batch], which)),
+                                        unpack(_moved(option_certain[batch], which))]
+                        loss_sum += float(step(batch_cells, *targets, lr))
                     if not math.isfinite(loss_sum):
                         raise FlipnetError(run.diverged_message(config))
                     seconds = time.perf_counter() - tick
@@ -156,7 +177,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
 
         network.set_values(run.best_params)
         results = _results(config, model, split, run, len(valid_keys), time.perf_counter() - started)
-        results.update(drawn["report"])
+        results.update(drawn["report"], **option_report)
         # the whole chain's time: this run's and the starting model's (which may have one too)
         results["pipeline_seconds"] = results["seconds"] + drawn["report"].get("init_pipeline_seconds", 0.0)
         model.save(config.path(".npz"), {"config": dataclasses.asdict(config), "best_epoch": run.best_epoch,
@@ -167,14 +188,26 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     return results
 
 
+def _moved(per_cell, which):
+    """(batch, cells) arrays with each row's cells moved by its symmetry (None: as they are)."""
+    return per_cell if which is None else np.take_along_axis(per_cell, which, axis=1)
+
+
 def _check_start(config, start, network, rows, cols):
     """The --init model against this run's board and network, before any work."""
     if (start.rows, start.cols) != (rows, cols):
         raise FlipnetError(f"{config.init} reads {start.rows}x{start.cols} boards; {config.data} holds {rows}x{cols}")
-    if start.network.architecture() != network.architecture():
-        sizes = ", ".join(f"{k}={v}" for k, v in start.network.architecture().items() if k != "n_classes")
+    if start.network.option_head and not network.option_head:
+        raise FlipnetError(f"{config.init} has an option head; this run has none: set --option-weight")
+    if _sizes(start.network) != _sizes(network):
+        sizes = ", ".join(f"{k}={v}" for k, v in _sizes(start.network).items() if k != "n_classes")
         raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
                            f"--channels, --layers and --hidden to match")
+
+
+def _sizes(network):
+    """A network's sizes: an option head may be added to one that had none (it starts fresh)."""
+    return {k: v for k, v in network.architecture().items() if k != "option_head"}
 
 
 def _drawn(config, start, table, rows, cols):

@@ -32,6 +32,8 @@ VARIANTS = (
                          "5x5 boards, valued by convmem2d-deep's own 1-ply mex: the game's moves at "
                          "training time, no label beyond the training ones; after \"not drawn\", the "
                          "positions holding a new shape it was not taught"),
+    ("convmem2d-options", "convmem2d-deep48 also taught, for each cell, the set of values the moves "
+                          "through it reach, as far as the training labels fix them (weight 1)"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
