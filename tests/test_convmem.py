@@ -210,13 +210,14 @@ def test_evaluate_gives_the_rows_of_the_table(trained):
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path):
+@pytest.mark.parametrize("extra", [[], ["--option-weight", 0.5]], ids=["plain", "option-head"])
+def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path, extra):
     from flipnet.nn.store import load_npz
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 16,
               "--schedule", "constant",  # cosine would depend on --epochs, which differs here
-              "--results-dir", tmp_path / "r"]
+              "--results-dir", tmp_path / "r", *extra]
     checkpoint = tmp_path / "r" / "cut.ckpt.npz"
     proc = start([*common, "--epochs", 100000, "--out", "cut"], tmp_path)
     # after two epochs, so the resumed part has a different learning rate history than one epoch
