@@ -12,7 +12,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
-from flipnet.nn.lookup import ShapeLookup
+from flipnet.nn.lookup import ShapeLookup, find
 from flipnet.nn.maskconv import MaskedConvNet
 from flipnet.nn.store import load_npz, save_npz
 
@@ -43,11 +43,6 @@ class ConvMemory:
         """The shapes whose values the training labels fixed (the table's keys)."""
         return self.table.keys
 
-    def _in_table(self, keys):
-        index = np.minimum(np.searchsorted(self.table.keys, keys), max(len(self.table.keys) - 1, 0))
-        found = (len(self.table.keys) > 0) & (self.table.keys[index] == keys)
-        return found, index
-
     def network_probabilities(self, keys):
         """The network's own distribution of each key's value (table or not)."""
         return self.network.probabilities(keys, self.side, self.average)
@@ -55,7 +50,7 @@ class ConvMemory:
     def probabilities(self, keys):
         """(keys, n_classes): certain for a shape in the table, the network's otherwise."""
         keys = np.asarray(keys, np.uint64)
-        found, index = self._in_table(keys)
+        found, index = find(self.table.keys, keys)
         out = np.zeros((keys.size, self.n_classes))
         out[np.flatnonzero(found), self.table.values[index[found]]] = 1.0
         if (~found).any():
@@ -65,7 +60,7 @@ class ConvMemory:
     def component_values(self, keys):
         """The value of each shape key: the table's, else the network's most likely."""
         keys = np.asarray(keys, np.uint64)
-        found, index = self._in_table(keys)
+        found, index = find(self.table.keys, keys)
         values = np.where(found, self.table.values[index] if len(self.table.keys) else 0, 0)
         if (~found).any():
             values[~found] = self.network_probabilities(keys[~found]).argmax(axis=1)

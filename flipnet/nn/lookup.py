@@ -24,6 +24,13 @@ from flipnet.nn.store import save_npz
 N_CLASSES = 16
 
 
+def find(sorted_keys, keys):
+    """(found, index): whether each key is in `sorted_keys`, and where (an index within
+    bounds even where it is not)."""
+    index = np.minimum(np.searchsorted(sorted_keys, keys), max(len(sorted_keys) - 1, 0))
+    return (len(sorted_keys) > 0) & (sorted_keys[index] == keys), index
+
+
 class ShapeLookup:
     """Shape keys -> values read from training labels, and a guess by size for the rest."""
 
@@ -71,8 +78,7 @@ class ShapeLookup:
     def component_values(self, keys):
         """The table's value of each key (0 for 0); its size's guess when it holds none."""
         keys = np.asarray(keys, np.uint64)
-        index = np.minimum(np.searchsorted(self.keys, keys), max(len(self.keys) - 1, 0))
-        found = (len(self.keys) > 0) & (self.keys[index] == keys)
+        found, index = find(self.keys, keys)
         _, _, cells = key_shape(keys)
         guess = self.by_size[np.minimum(cells, len(self.by_size) - 1)]
         return np.where(keys == 0, 0, np.where(found, self.values[index], guess))

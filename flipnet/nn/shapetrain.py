@@ -129,13 +129,13 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
         elif resume:
             log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
-        cells = render_cells(np.concatenate([table.keys, drawn["keys"]]), model.side)
+        taught = np.concatenate([table.keys, drawn["keys"]])
+        cells = render_cells(taught, model.side)
         values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
         images = np.stack(cell_maps(model.side, model.side))
         option_report = {}
         if config.option_weight:  # each cell's option values, as far as the table fixes them
-            option_sets, option_certain = option_targets(np.concatenate([table.keys, drawn["keys"]]),
-                                                         table, model.side)
+            option_sets, option_certain = option_targets(taught, table, model.side)
             option_report = {"option_weight": config.option_weight,
                              "option_answers_certain": certain_share(option_certain)}
         step = step_function(network, optimizer, model.side, config.option_weight) \
