@@ -104,6 +104,8 @@ CASES = [
      "--option-weight must be a number in 0..100.0, got nan"),
     ("train-option-weight-negative", ["train", "convmem2d-options", "--option-weight", "-1"],
      "--option-weight must be a number in 0..100.0, got -1.0"),
+    ("train-global-pool-fixed", ["train", "mlp2d", "--global-pool"],
+     "--global-pool is a setting of convmem2d, not of mlp2d"),
     ("train-option-weight-fixed", ["train", "mlp2d", "--option-weight", "1"],
      "--option-weight is a setting of convmem2d, not of mlp2d"),
     ("train-optimizer", ["train", "conv1d", "--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),

@@ -41,19 +41,24 @@ def direct_logits(net, cells):
                             out[r, col] += h[r + dr, col + dc, ch] * W[k * c + ch]
         return np.maximum(out + b, 0) * grid[:, :, None]
 
+    count = grid.sum()
     h = conv(grid[:, :, None].astype(float), p["conv_in_W"], p["conv_in_b"])
     for k in range(net.layers):
-        h = h + conv(h, p[f"conv{k}_W"], p[f"conv{k}_b"])
-    flat, count = h.reshape(side * side, -1), grid.sum()
+        bias = p[f"conv{k}_b"]
+        if net.global_pool:  # the mean and maximum over the shape's cells, mapped to every cell
+            cell_rows = h[grid.astype(bool)]
+            bias = bias + np.concatenate([cell_rows.sum(0) / count, cell_rows.max(0)]) @ p[f"conv{k}_G"]
+        h = h + conv(h, p[f"conv{k}_W"], bias)
+    flat = h.reshape(side * side, -1)
     pooled = np.concatenate([flat.sum(0) / count, flat.sum(0) / 25, flat.max(0), [np.log1p(count)]])
     z = np.maximum(pooled @ p["hidden_W"] + p["hidden_b"], 0)
     return z @ p["out_W"] + p["out_b"]
 
 
-def small_net(seed=0):
-    net = MaskedConvNet(seed, channels=3, layers=2, hidden=8)
-    rng = np.random.default_rng(seed + 1)  # biases away from zero, so they are tested too
-    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith("_b") else 0)
+def small_net(seed=0, global_pool=False):
+    net = MaskedConvNet(seed, channels=3, layers=2, hidden=8, global_pool=global_pool)
+    rng = np.random.default_rng(seed + 1)  # biases and shape-wide maps away from zero, so they are tested too
+    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith(("_b", "_G")) else 0)
                     for k, v in net.get_values().items()})
     return net
 
@@ -69,8 +74,9 @@ def some_keys(rows, cols, n, seed=0):
     return keys[keys != 0]
 
 
-def test_the_network_is_the_masked_convolution_written_out():
-    net = small_net()
+@pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
+def test_the_network_is_the_masked_convolution_written_out(global_pool):
+    net = small_net(global_pool=global_pool)
     keys = some_keys(4, 4, 12)
     cells = render_cells(keys, 4)
     got = logits_function(net, 4)(cells)
@@ -78,8 +84,9 @@ def test_the_network_is_the_masked_convolution_written_out():
         assert np.allclose(row, expected, atol=1e-4)
 
 
-def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it():
-    net = small_net(3)
+@pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
+def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(global_pool):
+    net = small_net(3, global_pool)
     keys = some_keys(4, 4, 40, seed=1)
     at_corner = logits_function(net, 4)(render_cells(keys, 4))
     for side in (5, 7):
@@ -309,6 +316,31 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
         "drop --resume to start over"]
 
 
+def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+
+    plain, pooled = MaskedConvNet(5, layers=2), MaskedConvNet(5, layers=2, global_pool=True)
+    added = set(pooled.names) - set(plain.names)
+    assert added == {"conv0_G", "conv1_G"} and all(pooled.get_values()[k].shape == (64, 32) for k in added)
+    assert all(np.array_equal(v, pooled.get_values()[k]) for k, v in plain.get_values().items())
+    keys = some_keys(4, 4, 20, seed=2)
+    assert np.allclose(plain.probabilities(keys, 4), pooled.probabilities(keys, 4), atol=1e-6)
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
+              "--results-dir", tmp_path / "r", "--channels", 4, "--layers", 1, "--hidden", 8, "--epochs", 1]
+    done = run([*common, "--global-pool"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    assert meta["architecture"]["global_pool"] and meta["config"]["global_pool"]
+    assert np.abs(model.network.get_values()["conv0_G"]).max() > 0  # trained away from zero
+    model_file = tmp_path / "r" / "convmem2d.npz"
+    local = run([*common, "--init", model_file, "--out", "local"], tmp_path)
+    assert local.returncode == 2 and stderr_lines(local.stderr) == [
+        f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
+        "global_pool=True; this run's differs: set --channels, --layers, --hidden and --global-pool to match"]
+
+
 @pytest.mark.slow
 def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_holds_the_children(trained):
     from flipnet.nn.drawn import draw_shapes, one_ply_labels
@@ -353,4 +385,4 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     other = run([*common, "--layers", 3], tmp_path)
     assert other.returncode == 2 and stderr_lines(other.stderr) == [
         f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
-        "run's differs: set --channels, --layers and --hidden to match"]
+        "run's differs: set --channels, --layers, --hidden and --global-pool to match"]

@@ -68,6 +68,8 @@ class TrainConfig:
     layers: int = setting(0, "convmem2d: residual convolution layers (0: the default, 4)")
     hidden: int = setting(0, "convmem2d: units of the dense layer after pooling (0: the "
                              "default, 128)")
+    global_pool: bool = setting(False, "convmem2d: each residual layer also reads the mean and "
+                                       "maximum of the layer below over the shape's cells")
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
@@ -118,6 +120,8 @@ class TrainConfig:
             raise FlipnetError(f"--init and --draw are settings of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
             raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
+        if self.model and self.model not in SIZED_MODELS and self.global_pool:
+            raise FlipnetError(f"--global-pool is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if self.model and self.model not in SIZED_MODELS and self.option_weight:
             raise FlipnetError(f"--option-weight is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if self.draw and not self.init:

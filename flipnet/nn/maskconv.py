@@ -57,12 +57,17 @@ class MaskedConvNet:
     He initialisation, the residual layers at half of it so the sum starts small.
     `option_head`: also a dense map from each cell's last activations to 16 logits, the
     values its moves reach (`nn/options.py`; a training target only, never an answer).
+    `global_pool`: each residual layer also adds, to every cell, a dense map of the mean
+    and the maximum of the layer below over the shape's cells, so what is far away in the
+    shape reaches each cell in one layer, not one cell a layer (zero at the start: the
+    same seed starts from the same function as without it).
     """
 
-    def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False):
+    def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False,
+                 global_pool=False):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
-        self.option_head = bool(option_head)
+        self.option_head, self.global_pool = bool(option_head), bool(global_pool)
         c, pooled = channels, 3 * channels + 1
         init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
         for k in range(layers):
@@ -75,6 +80,8 @@ class MaskedConvNet:
         if self.option_head:  # drawn after the others: the same seed, the same other weights
             init.update({"options_W": rng.normal(0, np.sqrt(1 / c), (c, N_BITS)),
                          "options_b": np.zeros(N_BITS)})
+        if self.global_pool:
+            init.update({f"conv{k}_G": np.zeros((2 * c, c)) for k in range(layers)})
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self.memory = None  # what the trainer's Run expects of a model
@@ -83,7 +90,8 @@ class MaskedConvNet:
     def architecture(self):
         arch = {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
                 "n_classes": self.n_classes}
-        return {**arch, "option_head": True} if self.option_head else arch
+        flags = {"option_head": self.option_head, "global_pool": self.global_pool}
+        return {**arch, **{name: True for name, on in flags.items() if on}}
 
     def logits(self, cells, side, params=None):
         """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows."""
@@ -94,11 +102,15 @@ class MaskedConvNet:
         without the option head), from one pass over the cells."""
         p = dict(zip(self.names, params or self.params))
         mask = cells[:, :, None]
+        count = cells.sum(axis=1)[:, None]
         h = pt.maximum(conv3x3(mask, p["conv_in_W"], side) + p["conv_in_b"], 0) * mask
         for k in range(self.layers):
-            h = h + pt.maximum(conv3x3(h, p[f"conv{k}_W"], side) + p[f"conv{k}_b"], 0) * mask
+            pre = conv3x3(h, p[f"conv{k}_W"], side) + p[f"conv{k}_b"]
+            if self.global_pool:  # h >= 0, so its maximum over the frame is the shape's
+                shape_wide = pt.concatenate([h.sum(axis=1) / count, h.max(axis=1)], axis=1)
+                pre = pre + pt.dot(shape_wide, p[f"conv{k}_G"])[:, None, :]
+            h = h + pt.maximum(pre, 0) * mask
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
-        count = cells.sum(axis=1)[:, None]
         total = h.sum(axis=1)
         pooled = pt.concatenate([total / count, total / np.float32(SIZE_SCALE), h.max(axis=1),
                                  pt.log1p(count)], axis=1)

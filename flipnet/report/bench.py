@@ -147,6 +147,9 @@ def bench_convmem():
     ours = convmem_step_seconds("windows")
     row("20 steps, 3x3 windows", "0/1 shift-matrix product", convmem_step_seconds("shift"), ours,
         f"{ours / 20 * 1e3:.0f} ms per step")
+    pooled = convmem_step_seconds("windows", global_pool=True)
+    row("20 steps, with --global-pool", "20 steps without", ours, pooled,
+        f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
     kept = _child_json(_CONVMEM_STEPS)
     system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
@@ -160,7 +163,7 @@ print(json.dumps(convmem_step_seconds("windows")))
 """
 
 
-def convmem_step_seconds(conv, n=20):
+def convmem_step_seconds(conv, n=20, global_pool=False):
     """Seconds of `n` training steps of a fresh convmem2d-deep network (after one), its
     neighbourhoods gathered by slices of a framed copy ("windows", flipnet's) or by a
     shift-matrix product ("shift", the former way)."""
@@ -175,7 +178,7 @@ def convmem_step_seconds(conv, n=20):
     values, lr = rng.integers(0, 8, 512), np.asarray(1e-3, FLOAT)
     gather = {"windows": maskconv.conv3x3, "shift": _shift_matrix_conv}[conv]
     with mock.patch.object(maskconv, "conv3x3", gather), flushed():
-        net = maskconv.MaskedConvNet(0, layers=8)
+        net = maskconv.MaskedConvNet(0, layers=8, global_pool=global_pool)
         step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5)
         step(cells, values, lr)
         return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]

@@ -34,6 +34,8 @@ VARIANTS = (
                          "positions holding a new shape it was not taught"),
     ("convmem2d-options", "convmem2d-deep48 also taught, for each cell, the set of values the moves "
                           "through it reach, as far as the training labels fix them (weight 1)"),
+    ("convmem2d-global", "convmem2d-deep48 whose residual layers also add, to every cell, a map of "
+                         "the mean and maximum of the layer below over the shape's cells"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
