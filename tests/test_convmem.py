@@ -357,6 +357,43 @@ def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_hol
     assert np.array_equal(labels[covered], exact_values(keys[covered]))
 
 
+def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
+    """A real SIGINT to this process, under flipnet's handler, while the first chunk of
+    drawn shapes is valued: that chunk ends, no other starts, one line says nothing was kept.
+    (Through the command, 4x4 boards hold 1,279 shapes in all: fewer than one chunk.)"""
+    import os
+    import signal
+
+    from flipnet.base import signals
+    from flipnet.base.errors import Interrupted
+    from flipnet.nn import drawn
+
+    keys = drawn.draw_shapes(5, 5, 20000, seed=3, known_keys=np.zeros(0, np.uint64))
+    assert keys.size > 2 * drawn.CHUNK
+
+    class Uniform:  # stands in for a model: every value equally likely
+        def __init__(self, interrupt):
+            self.interrupt, self.calls = interrupt, []
+
+        def probabilities(self, part_keys):
+            if self.interrupt and not self.calls:  # Ctrl-C in the middle of the first chunk
+                os.kill(os.getpid(), signal.SIGINT)
+            self.calls.append(len(part_keys))
+            return np.full((len(part_keys), 16), 1 / 16)
+
+    cut, whole, first_chunk = Uniform(True), Uniform(False), Uniform(False)
+    before = signal.getsignal(signal.SIGINT)
+    signals.install()
+    try:
+        with pytest.raises(Interrupted, match="^interrupted while labelling the drawn shapes; nothing was saved$"):
+            drawn.one_ply_labels(cut, keys)
+        assert drawn.one_ply_labels(whole, keys).shape == keys.shape  # the flag does not outlive its block
+    finally:
+        signal.signal(signal.SIGINT, before)
+    drawn.one_ply(first_chunk.probabilities, keys[:drawn.CHUNK])
+    assert cut.calls == first_chunk.calls and len(whole.calls) > len(cut.calls)
+
+
 @pytest.mark.slow
 def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_path):
     from flipnet.nn.convmem import ConvMemory

@@ -100,7 +100,7 @@ RECIPES = {r.name: r for r in (
            "by validation within the hour of training (make train-2d-best)",
            {**CONVMEM, "layers": 8, "epochs": 48}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
-           "maximum over the shape's cells (make train-2d-global)",
+           "maximum over the shape's cells; tried, not kept (make train-2d-global)",
            {**CONVMEM, "layers": 8, "epochs": 48, "global_pool": True}),
     Recipe("convmem2d-options", "convmem2d-deep48 also taught each cell's set of option values "
            "read from the training labels (weight 1); tried, not kept (make train-2d-options)",
