@@ -12,16 +12,16 @@ from cli_cases import run, stderr_lines
 from test_convmem import exact_values, some_keys, write_sparse_4x4
 
 from flipnet.datasets.components import Components, key_shape, move_cells, options
+from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
 
 
-class Table:
-    """What option_targets reads of a lookup table: sorted keys and their values."""
-
-    def __init__(self, keys, values):
-        order = np.argsort(keys)
-        self.keys, self.values = np.asarray(keys, np.uint64)[order], np.asarray(values, np.int64)[order]
+def table_of(keys, values):
+    """A lookup table holding exactly these shapes and values (no size guesses needed)."""
+    order = np.argsort(keys)
+    return ShapeLookup(np.asarray(keys, np.uint64)[order], np.asarray(values, np.int64)[order],
+                       np.zeros(65, np.int64), 4, 4)
 
 
 def every_shape_of_4x4():
@@ -71,7 +71,7 @@ def test_the_sets_are_the_values_of_the_moves_through_each_cell_and_their_mex_th
     shapes = every_shape_of_4x4()
     values = exact_values(shapes)
     known = np.random.default_rng(0).random(shapes.size) < 0.7  # a table that lacks some
-    table, full = Table(shapes[known], values[known]), Table(shapes, values)
+    table, full = table_of(shapes[known], values[known]), table_of(shapes, values)
     value_of = lambda parts: full.values[np.searchsorted(full.keys, parts)]  # noqa: E731
     keys = shapes[::23]
     sets, certain = option_targets(keys, table, 5)

@@ -116,14 +116,14 @@ class TrainConfig:
                                f"settings; {self.model}'s is fixed")
         if not 0 <= self.draw <= MAX_DRAWN_BOARDS:
             raise FlipnetError(f"--draw must be in 0..{MAX_DRAWN_BOARDS}, got {self.draw}")
-        if self.model and self.model not in SIZED_MODELS and (self.init or self.draw):
-            raise FlipnetError(f"--init and --draw are settings of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
             raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
-        if self.model and self.model not in SIZED_MODELS and self.global_pool:
-            raise FlipnetError(f"--global-pool is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
-        if self.model and self.model not in SIZED_MODELS and self.option_weight:
-            raise FlipnetError(f"--option-weight is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if self.model and self.model not in SIZED_MODELS:
+            for given, which in ((self.init or self.draw, "--init and --draw are settings"),
+                                 (self.global_pool, "--global-pool is a setting"),
+                                 (self.option_weight, "--option-weight is a setting")):
+                if given:
+                    raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):

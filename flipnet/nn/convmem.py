@@ -12,7 +12,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
-from flipnet.nn.lookup import ShapeLookup, find
+from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet
 from flipnet.nn.store import load_npz, save_npz
 
@@ -50,9 +50,9 @@ class ConvMemory:
     def probabilities(self, keys):
         """(keys, n_classes): certain for a shape in the table, the network's otherwise."""
         keys = np.asarray(keys, np.uint64)
-        found, index = find(self.table.keys, keys)
+        found, value = self.table.known(keys)
         out = np.zeros((keys.size, self.n_classes))
-        out[np.flatnonzero(found), self.table.values[index[found]]] = 1.0
+        out[np.flatnonzero(found), value[found]] = 1.0
         if (~found).any():
             out[~found] = self.network_probabilities(keys[~found])
         return out
@@ -60,11 +60,10 @@ class ConvMemory:
     def component_values(self, keys):
         """The value of each shape key: the table's, else the network's most likely."""
         keys = np.asarray(keys, np.uint64)
-        found, index = find(self.table.keys, keys)
-        values = np.where(found, self.table.values[index] if len(self.table.keys) else 0, 0)
+        found, values = self.table.known(keys)
         if (~found).any():
             values[~found] = self.network_probabilities(keys[~found]).argmax(axis=1)
-        return values.astype(np.int64)
+        return values
 
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)

@@ -24,13 +24,6 @@ from flipnet.nn.store import save_npz
 N_CLASSES = 16
 
 
-def find(sorted_keys, keys):
-    """(found, index): whether each key is in `sorted_keys`, and where (an index within
-    bounds even where it is not)."""
-    index = np.minimum(np.searchsorted(sorted_keys, keys), max(len(sorted_keys) - 1, 0))
-    return (len(sorted_keys) > 0) & (sorted_keys[index] == keys), index
-
-
 class ShapeLookup:
     """Shape keys -> values read from training labels, and a guess by size for the rest."""
 
@@ -75,13 +68,23 @@ class ShapeLookup:
         """The same table reading rows x cols positions (keys are the same on every board)."""
         return ShapeLookup(self.keys, self.values, self.by_size, rows, cols)
 
+    def known(self, keys):
+        """(found, values): whether the table holds each key, and its value there (0 where
+        it holds none): the one lookup every user of the table shares."""
+        keys = np.asarray(keys, np.uint64)
+        if len(self.keys) == 0:
+            return np.zeros(keys.shape, bool), np.zeros(keys.shape, np.int64)
+        index = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        found = self.keys[index] == keys
+        return found, np.where(found, self.values[index], 0).astype(np.int64)
+
     def component_values(self, keys):
         """The table's value of each key (0 for 0); its size's guess when it holds none."""
         keys = np.asarray(keys, np.uint64)
-        found, index = find(self.keys, keys)
+        found, value = self.known(keys)
         _, _, cells = key_shape(keys)
         guess = self.by_size[np.minimum(cells, len(self.by_size) - 1)]
-        return np.where(keys == 0, 0, np.where(found, self.values[index], guess))
+        return np.where(keys == 0, 0, np.where(found, value, guess))
 
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)

@@ -15,7 +15,6 @@ import numpy as np
 import pytensor.tensor as pt
 
 from flipnet.datasets.components import move_cells, options
-from flipnet.nn.lookup import find
 
 N_BITS = 16  # option values 0..15: uint16 sets
 
@@ -26,8 +25,7 @@ def option_targets(keys, table, side):
     worth v; bit v of certain[i, cell] says that answer is certain."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     option_start, part_start, part_keys = options(keys)
-    part_known, index = find(table.keys, part_keys)
-    part_value = np.where(part_known, table.values[index] if len(table.keys) else 0, 0).astype(np.int64)
+    part_known, part_value = table.known(part_keys)
     n_options = len(part_start) - 1
     option_of_part = np.repeat(np.arange(n_options), np.diff(part_start))
     value = np.zeros(n_options, np.int64)
