@@ -13,7 +13,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train-1d train-1d-fast \
         train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
         train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-convmem-wide \
-        train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global train-2d-distil train-2d-best \
+        train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
+        train-2d-canonical train-2d-batch256 train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -126,6 +127,12 @@ train-2d-options: data/flip2d.h5 ## convmem2d-deep48 also taught each cell's opt
 train-2d-global: data/flip2d.h5 ## convmem2d-deep48 whose layers also read the shape's mean and maximum (tried, not kept)
 	$(TRAIN) convmem2d-global
 
+train-2d-canonical: data/flip2d.h5 ## convmem2d-deep48 taught and read in each shape's canonical drawing only (tried, not kept)
+	$(TRAIN) convmem2d-canonical
+
+train-2d-batch256: data/flip2d.h5 ## convmem2d-deep48 with minibatches of 256 over 44 epochs (tried, not kept)
+	$(TRAIN) convmem2d-batch256
+
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
 train-2d-best: train-2d-convmem-deep48 ## the best 2D model by validation: convmem2d-deep48 (docs/results.md)
 	$(FLIPNET) evaluate results/convmem2d-deep48.npz --out results/eval-convmem2d-deep48-5x5.json
@@ -151,8 +158,9 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
-VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global
-beyond-variants: data/flip2d.h5 data-large ## evaluate convmem2d-wide, -deep16, -distil, -options, -global (not kept), like `beyond`
+VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
+            convmem2d-canonical convmem2d-batch256
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

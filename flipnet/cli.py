@@ -141,6 +141,17 @@ def build_parser():
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_evaluate)
 
+    p = sub.add_parser("by-size", help="a convmem2d network's errors by shape size: on shapes it "
+                       "was taught beside the new shapes of validation positions")
+    p.add_argument("model_file", help="results/NAME.npz of a convmem2d run")
+    p.add_argument("--data", help="default: the dataset it was trained on")
+    p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
+    p.add_argument("--sample", type=int, default=20_000, help="taught shapes read, drawn from the "
+                   "table (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of that draw (default 0)")
+    p.add_argument("--out", help="also write the figures as JSON to this file")
+    p.set_defaults(run=cmd_by_size)
+
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
     p.add_argument("model_file", help="results/NAME.npz")
     p.add_argument("position", help="rows of 0/1 joined by '/' (any board for a size-free model)")
@@ -377,6 +388,21 @@ def cmd_evaluate(args):
         split = (f"  (known shapes {pct(e['error_known_shapes'])}, new shapes {pct(e['error_new_shapes'])} "
                  f"on {e['share_new_shapes']:.1%} of positions)" if "share_new_shapes" in e else "")
         print(f"  {part:<12} {pct(e['error']):>9} error on {e['states']} positions{split}")
+    if args.out:
+        write_json(args.out, record)
+
+
+def cmd_by_size(args):
+    from flipnet.base.files import check_writable, write_json
+    from flipnet.nn.bysize import errors_by_size_file, table_lines
+
+    if args.out:
+        check_writable(args.out)
+    record = errors_by_size_file(args.model_file, args.data, args.bucket, args.sample, args.seed)
+    print(f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "
+          f"by cells, on {record['sample']} of the table's {record['table_shapes']} taught shapes "
+          f"(seed {record['seed']}) and on the {record['new']} new shapes of validation positions")
+    print("\n".join(table_lines(record)))
     if args.out:
         write_json(args.out, record)
 

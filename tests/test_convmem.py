@@ -271,6 +271,47 @@ def test_bad_datasets_and_files_get_one_line(tmp_path):
 
 
 @pytest.mark.slow
+def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained):
+    """`flipnet by-size`: the taught column is a seeded sample of the table, the new column
+    every validation shape the table lacks; each error is the network's argmax against the
+    shape's exact value (the DP table's), size by size."""
+    from flipnet.datasets.components import key_shape
+    from flipnet.nn.evaluate import load
+
+    got = run(["by-size", trained / "r" / "convmem2d.npz", "--sample", 200, "--seed", 3,
+               "--out", trained / "sizes.json"], trained)
+    assert got.returncode == 0, got.stderr
+    record = json.loads((trained / "sizes.json").read_text())
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    assert record["sample"] == 200 and record["table_shapes"] == len(model.table.keys)
+    taught = model.table.keys[np.sort(np.random.default_rng(3).choice(len(model.table.keys), 200,
+                                                                      replace=False))]
+    from flipnet.datasets import read_split
+    from flipnet.nn.shapetrain import new_shape_values
+
+    new = new_shape_values(model.table, *read_split(trained / "sparse.h5", 0).valid, 4, 4)[0]
+    assert record["new"] == new.size > 0
+    for name, keys in (("taught", taught), ("new", new)):
+        wrong = model.network_probabilities(keys).argmax(axis=1) != exact_values(keys)
+        cells = key_shape(keys)[2]
+        assert np.isclose(record[f"{name}_error"], wrong.mean())
+        for row in record["sizes"]:
+            at = cells == row["cells"]
+            assert row[name] == at.sum()
+            assert row[f"{name}_error"] == (wrong[at].mean() if at.any() else None)
+    assert got.stdout.startswith("convmem2d on ")  # the run's name
+    assert f"on 200 of the table's {len(model.table.keys)} taught shapes (seed 3)" in got.stdout
+    assert got.stdout.splitlines()[-1].split()[0] == "all"
+    lookup = run(["train", "lookup2d", "--data", trained / "sparse.h5", "--bucket", 0,
+                  "--results-dir", trained / "l"], trained)
+    assert lookup.returncode == 0, lookup.stderr
+    refused = run(["by-size", trained / "l" / "lookup2d.npz"], trained)
+    assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
+        "flipnet by-size: error: errors by size read a convmem2d model (a table and a network); "
+        "lookup2d is not one"]
+
+
+@pytest.mark.slow
 def test_an_ensemble_takes_convmem2d_as_a_member(trained):
     """The product of experts reads convmem2d's own distributions: with two copies of the
     same model it is that model; on a larger board it reads every member's copy."""

@@ -2,6 +2,8 @@
 `paper_protocol` derived from what a run changed."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -164,3 +166,28 @@ def test_train_list_prints_one_line_per_recipe(capsys):
 def test_train_config_defaults_are_neutral():
     config = TrainConfig()
     assert (config.improvement_threshold, config.eval_batch, config.validate_every) == (1.0, 0, 0)
+
+
+def _make_rules(text):
+    """{target: (prerequisites, recipe lines)} of a Makefile's plain rules."""
+    rules = {}
+    for match in re.finditer(r"^([\w-]+):([^=\n]*)\n((?:\t.*\n)*)", text, re.M):
+        prerequisites = match.group(2).split("##")[0].split()
+        rules[match.group(1)] = (prerequisites, match.group(3))
+    return rules
+
+
+def test_the_make_target_a_recipe_names_trains_that_recipe():
+    """Each "(make TARGET)" of `flipnet train --list` is a Makefile target that runs the
+    recipe, itself or through a prerequisite (train-2d-best through its deep48 target)."""
+    rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
+    named = 0
+    for name, recipe in RECIPES.items():
+        for target in re.findall(r"\(make ([\w-]+)\)", recipe.summary):
+            assert target in rules, f"{name} names `make {target}`, which the Makefile lacks"
+            prerequisites, lines = rules[target]
+            runs = [lines] + [rules[p][1] for p in prerequisites if p in rules]
+            assert any(re.search(rf"\$\(TRAIN\) {re.escape(name)}\b(?!-)", body) for body in runs), \
+                f"`make {target}` does not train {name}"
+            named += 1
+    assert named >= 20

@@ -102,6 +102,13 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",
            {**CONVMEM, "layers": 8, "epochs": 48, "global_pool": True}),
+    Recipe("convmem2d-canonical", "convmem2d-deep48 taught and read in each shape's canonical "
+           "drawing only, no symmetry augmentation or averaging; tried, not kept (make "
+           "train-2d-canonical)",
+           {**CONVMEM, "layers": 8, "epochs": 48, "augment": "none", "tta": False}),
+    Recipe("convmem2d-batch256", "convmem2d-deep48 with minibatches of 256: twice the steps an "
+           "epoch, 44 epochs to stay within the hour; tried, not kept (make train-2d-batch256)",
+           {**CONVMEM, "layers": 8, "epochs": 44, "batch": 256}),
     Recipe("convmem2d-options", "convmem2d-deep48 also taught each cell's set of option values "
            "read from the training labels (weight 1); tried, not kept (make train-2d-options)",
            {**CONVMEM, "layers": 8, "epochs": 48, "option_weight": 1.0}),

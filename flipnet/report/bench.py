@@ -147,6 +147,9 @@ def bench_convmem():
     ours = convmem_step_seconds("windows")
     row("20 steps, 3x3 windows", "0/1 shift-matrix product", convmem_step_seconds("shift"), ours,
         f"{ours / 20 * 1e3:.0f} ms per step")
+    halves = convmem_step_seconds("windows", n=40, batch=256)
+    row("10,240 shapes at batch 256", "the same at batch 512", ours, halves,
+        f"{halves / 40 * 1e3:.0f} ms per step (convmem2d-batch256's epoch against deep48's)")
     pooled = convmem_step_seconds("windows", global_pool=True)
     row("20 steps, with --global-pool", "20 steps without", ours, pooled,
         f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
@@ -163,10 +166,10 @@ print(json.dumps(convmem_step_seconds("windows")))
 """
 
 
-def convmem_step_seconds(conv, n=20, global_pool=False):
-    """Seconds of `n` training steps of a fresh convmem2d-deep network (after one), its
-    neighbourhoods gathered by slices of a framed copy ("windows", flipnet's) or by a
-    shift-matrix product ("shift", the former way)."""
+def convmem_step_seconds(conv, n=20, global_pool=False, batch=512):
+    """Seconds of `n` training steps of a fresh convmem2d-deep network (after one) on
+    minibatches of `batch` shapes, its neighbourhoods gathered by slices of a framed copy
+    ("windows", flipnet's) or by a shift-matrix product ("shift", the former way)."""
     from unittest import mock
 
     from flipnet.base.denormals import flushed
@@ -174,8 +177,8 @@ def convmem_step_seconds(conv, n=20, global_pool=False):
     from flipnet.nn.shapetrain import step_function
 
     rng = np.random.default_rng(0)
-    cells = (rng.random((512, 25)) < 0.6).astype(FLOAT)
-    values, lr = rng.integers(0, 8, 512), np.asarray(1e-3, FLOAT)
+    cells = (rng.random((batch, 25)) < 0.6).astype(FLOAT)
+    values, lr = rng.integers(0, 8, batch), np.asarray(1e-3, FLOAT)
     gather = {"windows": maskconv.conv3x3, "shift": _shift_matrix_conv}[conv]
     with mock.patch.object(maskconv, "conv3x3", gather), flushed():
         net = maskconv.MaskedConvNet(0, layers=8, global_pool=global_pool)

@@ -36,6 +36,9 @@ VARIANTS = (
                           "through it reach, as far as the training labels fix them (weight 1)"),
     ("convmem2d-global", "convmem2d-deep48 whose residual layers also add, to every cell, a map of "
                          "the mean and maximum of the layer below over the shape's cells"),
+    ("convmem2d-canonical", "convmem2d-deep48 taught and read in each shape's canonical drawing "
+                            "only: no symmetry augmentation, no averaging over symmetries"),
+    ("convmem2d-batch256", "convmem2d-deep48 with minibatches of 256 (twice the steps) over 44 epochs"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
