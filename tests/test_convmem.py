@@ -275,8 +275,10 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     """`flipnet by-size`: the taught column is a seeded sample of the table, the new column
     every validation shape the table lacks; each error is the network's argmax against the
     shape's exact value (the DP table's), size by size."""
+    from flipnet.datasets import read_split
     from flipnet.datasets.components import key_shape
     from flipnet.nn.evaluate import load
+    from flipnet.nn.shapetrain import new_shape_values
 
     got = run(["by-size", trained / "r" / "convmem2d.npz", "--sample", 200, "--seed", 3,
                "--out", trained / "sizes.json"], trained)
@@ -286,9 +288,6 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     assert record["sample"] == 200 and record["table_shapes"] == len(model.table.keys)
     taught = model.table.keys[np.sort(np.random.default_rng(3).choice(len(model.table.keys), 200,
                                                                       replace=False))]
-    from flipnet.datasets import read_split
-    from flipnet.nn.shapetrain import new_shape_values
-
     new = new_shape_values(model.table, *read_split(trained / "sparse.h5", 0).valid, 4, 4)[0]
     assert record["new"] == new.size > 0
     for name, keys in (("taught", taught), ("new", new)):
