@@ -14,26 +14,21 @@ import numpy as np
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets import read_split
 from flipnet.datasets.components import key_shape
+from flipnet.nn.convmem import ConvMemory
+from flipnet.nn.evaluate import load, trained_data
 from flipnet.nn.shapetrain import new_shape_values
 
 
 def errors_by_size(model, split, sample=20_000, seed=0):
     """{"sizes": [{cells, taught, taught_error, new, new_error}], the totals, the sample}
     of a convmem2d `model` (its network alone, the table not consulted) on `split`."""
-    _check_sample(sample)
-    if not (hasattr(model, "table") and hasattr(model, "network_probabilities")):
-        raise FlipnetError(f"errors by size read a convmem2d model (a table and a network); "
-                           f"{model.name} is not one")
     table = model.table
     picked = np.sort(np.random.default_rng(seed).choice(
         len(table.keys), min(sample, len(table.keys)), replace=False))
     columns = {"taught": (table.keys[picked], table.values[picked]),
                "new": new_shape_values(table, *split.valid, model.rows, model.cols)}
-    wrong_by = {}
-    for name, (keys, values) in columns.items():
-        wrong = (model.network_probabilities(keys).argmax(axis=1) != values if keys.size
-                 else np.zeros(0, bool))
-        wrong_by[name] = (key_shape(keys)[2], wrong)
+    wrong_by = {name: (key_shape(keys)[2], model.network_probabilities(keys).argmax(axis=1) != values)
+                for name, (keys, values) in columns.items()}
     sizes = []
     for n in np.unique(np.concatenate([cells for cells, _ in wrong_by.values()])):
         row = {"cells": int(n)}
@@ -48,16 +43,15 @@ def errors_by_size(model, split, sample=20_000, seed=0):
 
 
 def errors_by_size_file(model_file, data=None, bucket=None, sample=20_000, seed=0):
-    """`errors_by_size` of a saved model on the split it was trained on (or `data`)."""
-    from flipnet.nn.evaluate import load
-
-    _check_sample(sample)
+    """`errors_by_size` of a saved convmem2d model on the split it was trained on (or
+    `data`); every check before the split is read."""
+    if sample < 1:
+        raise FlipnetError(f"--sample must be at least 1, got {sample}")
     model, meta = load(model_file)
-    trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
-    data = data or trained.get("data")
-    if not data:
-        raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")
-    bucket = trained.get("bucket", 0) if bucket is None else bucket
+    if not isinstance(model, ConvMemory):
+        raise FlipnetError(f"errors by size read a convmem2d model (a table and a network); "
+                           f"{model.name} is not one")
+    trained, data, bucket = trained_data(model_file, meta, data, bucket)
     split = read_split(data, bucket)
     if (int(split.attrs["rows"]), int(split.attrs["cols"])) != (model.rows, model.cols):
         raise FlipnetError(f"{data} holds {split.attrs['rows']}x{split.attrs['cols']} boards; "
@@ -78,11 +72,6 @@ def table_lines(record):
     lines.append(f"{'all':>5} {record['taught']:>7} {pct(record['taught_error']):>6} "
                  f"{record['new']:>7} {pct(record['new_error']):>6}")
     return lines
-
-
-def _check_sample(sample):
-    if sample < 1:
-        raise FlipnetError(f"--sample must be at least 1, got {sample}")
 
 
 def _mean(wrong):

@@ -112,6 +112,16 @@ def _split_errors(predicted, labels, states, model, met):
     return out
 
 
+def trained_data(model_file, meta, data=None, bucket=None):
+    """(the run's settings, dataset, bucket): `data` and `bucket` where given, else those
+    the model file says it was trained on."""
+    trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
+    data = data or trained.get("data")
+    if not data:
+        raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")
+    return trained, data, trained.get("bucket", 0) if bucket is None else bucket
+
+
 def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=()):
     """{"model", "data", "board", "lookahead", "parts": {name: errors}} for a table's split
     (train, valid, test) or a sample (one part per density). With `partners` (more model
@@ -120,11 +130,7 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
     if partners:
         model = ComponentEnsemble([(model, meta)] + [load(f) for f in partners],
                                   where=" and ".join(map(str, [model_file, *partners])))
-    trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
-    data = data or trained.get("data")
-    bucket = trained.get("bucket", 0) if bucket is None else bucket
-    if not data:
-        raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")
+    trained, data, bucket = trained_data(model_file, meta, data, bucket)
     met = known_shapes(model, meta) if model.rows > 1 else None
     record = {"model": model.name, "file": str(model_file), "data": str(data), "lookahead": lookahead}
     if _is_sample(data):
@@ -166,4 +172,4 @@ def _is_sample(path):
         return False
 
 
-__all__ = ["error_rate", "evaluate_file", "load", "predictor"]
+__all__ = ["error_rate", "evaluate_file", "load", "predictor", "trained_data"]
