@@ -70,6 +70,8 @@ class TrainConfig:
                              "default, 128)")
     global_pool: bool = setting(False, "convmem2d: each residual layer also reads the mean and "
                                        "maximum of the layer below over the shape's cells")
+    equivariant: bool = setting(False, "convmem2d: D4 group convolutions, the same answer for "
+                                       "every rotation and reflection by construction (nn/d4.py)")
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
@@ -121,9 +123,13 @@ class TrainConfig:
         if self.model and self.model not in SIZED_MODELS:
             for given, which in ((self.init or self.draw, "--init and --draw are settings"),
                                  (self.global_pool, "--global-pool is a setting"),
+                                 (self.equivariant, "--equivariant is a setting"),
                                  (self.option_weight, "--option-weight is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if self.equivariant and (self.channels % 8 or self.global_pool or self.option_weight):
+            raise FlipnetError(f"--equivariant needs --channels in fields of 8 (got {self.channels}) "
+                               f"and takes neither --global-pool nor --option-weight")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):

@@ -19,14 +19,12 @@ import pytensor.tensor as pt
 
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
-from flipnet.nn import FLOAT
+from flipnet.nn import FLOAT, d4
+from flipnet.nn.d4 import OFFSETS
 from flipnet.nn.layers import log_softmax
 from flipnet.nn.options import N_BITS
 
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
-
-
-OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1))  # the 3x3 window, row-major
 
 
 def conv3x3(h, weights, side):
@@ -61,18 +59,36 @@ class MaskedConvNet:
     and the maximum of the layer below over the shape's cells, so what is far away in the
     shape reaches each cell in one layer, not one cell a layer (zero at the start: the
     same seed starts from the same function as without it).
+    `equivariant`: the convolutions are D4 group convolutions (`nn/d4.py`): the channels
+    are channels / 8 fields of 8, the weights tied, the pooling also over each field's 8,
+    so every rotation and reflection of a shape gets the same logits by construction.
     """
 
     def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False,
-                 global_pool=False):
+                 global_pool=False, equivariant=False):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
         self.option_head, self.global_pool = bool(option_head), bool(global_pool)
+        self.equivariant = bool(equivariant)
+        if self.equivariant and (channels % d4.ORDER or option_head or global_pool):
+            raise ValueError(f"an equivariant network needs channels in fields of {d4.ORDER} "
+                             f"(got {channels}) and takes no option head or global pooling")
         c, pooled = channels, 3 * channels + 1
-        init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
+        if self.equivariant:  # the tied weights, drawn with the spread of the full matrices
+            fields, pooled = channels // d4.ORDER, 6 * (channels // d4.ORDER) + 1
+            self._tied = {"conv_in_W": (d4.lifting_index(fields), (9, c))}
+            init = {"conv_in_W": rng.normal(0, 1 / 3, (fields, 9)), "conv_in_b": np.zeros(fields)}
+        else:
+            init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
         for k in range(layers):
-            init[f"conv{k}_W"] = rng.normal(0, 0.5 * np.sqrt(2 / (9 * c)), (9 * c, c))
-            init[f"conv{k}_b"] = np.zeros(c)
+            spread = 0.5 * np.sqrt(2 / (9 * c))
+            if self.equivariant:
+                init[f"conv{k}_W"] = rng.normal(0, spread, (fields, fields, d4.ORDER, 9))
+                init[f"conv{k}_b"] = np.zeros(fields)
+                self._tied[f"conv{k}_W"] = (d4.group_index(fields, fields), (9 * c, c))
+            else:
+                init[f"conv{k}_W"] = rng.normal(0, spread, (9 * c, c))
+                init[f"conv{k}_b"] = np.zeros(c)
         init.update({"hidden_W": rng.normal(0, np.sqrt(2 / pooled), (pooled, hidden)),
                      "hidden_b": np.zeros(hidden),
                      "out_W": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_classes)),
@@ -90,7 +106,8 @@ class MaskedConvNet:
     def architecture(self):
         arch = {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
                 "n_classes": self.n_classes}
-        flags = {"option_head": self.option_head, "global_pool": self.global_pool}
+        flags = {"option_head": self.option_head, "global_pool": self.global_pool,
+                 "equivariant": self.equivariant}
         return {**arch, **{name: True for name, on in flags.items() if on}}
 
     def logits(self, cells, side, params=None):
@@ -101,6 +118,8 @@ class MaskedConvNet:
         """(value logits (batch, n_classes), option logits (batch, side * side, 16) or None
         without the option head), from one pass over the cells."""
         p = dict(zip(self.names, params or self.params))
+        if self.equivariant:
+            p = self._untied(p)
         mask = cells[:, :, None]
         count = cells.sum(axis=1)[:, None]
         h = pt.maximum(conv3x3(mask, p["conv_in_W"], side) + p["conv_in_b"], 0) * mask
@@ -112,10 +131,24 @@ class MaskedConvNet:
             h = h + pt.maximum(pre, 0) * mask
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
-        pooled = pt.concatenate([total / count, total / np.float32(SIZE_SCALE), h.max(axis=1),
-                                 pt.log1p(count)], axis=1)
+        pools = [total / count, total / np.float32(SIZE_SCALE), h.max(axis=1)]
+        if self.equivariant:  # each field's 8 channels are its 8 turns: their mean and maximum
+            fields = [pool.reshape((pool.shape[0], self.channels // d4.ORDER, d4.ORDER)) for pool in pools]
+            pools = [summary for f in fields for summary in (f.mean(axis=2), f.max(axis=2))]
+        pooled = pt.concatenate([*pools, pt.log1p(count)], axis=1)
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
         return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
+
+    def _untied(self, p):
+        """The parameters with each tied base spread to its full weight matrix, and each
+        field's bias to its 8 channels."""
+        full = dict(p)
+        for name, (index, shape) in self._tied.items():
+            full[name] = p[name].flatten()[index.ravel()].reshape(shape)
+        channel_field = np.repeat(np.arange(self.channels // d4.ORDER), d4.ORDER)
+        for name in ["conv_in_b"] + [f"conv{k}_b" for k in range(self.layers)]:
+            full[name] = p[name][channel_field]
+        return full
 
     def log_probs_function(self, side):
         """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame."""

@@ -153,6 +153,9 @@ def bench_convmem():
     pooled = convmem_step_seconds("windows", global_pool=True)
     row("20 steps, with --global-pool", "20 steps without", ours, pooled,
         f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
+    tied = convmem_step_seconds("windows", equivariant=True)
+    row("20 steps, D4 group convolutions", "20 steps, plain ones", ours, tied,
+        f"{tied / 20 * 1e3:.0f} ms per step (the weights spread from tied ones every step)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
     kept = _child_json(_CONVMEM_STEPS)
     system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
@@ -166,10 +169,11 @@ print(json.dumps(convmem_step_seconds("windows")))
 """
 
 
-def convmem_step_seconds(conv, n=20, global_pool=False, batch=512):
+def convmem_step_seconds(conv, n=20, batch=512, **network):
     """Seconds of `n` training steps of a fresh convmem2d-deep network (after one) on
     minibatches of `batch` shapes, its neighbourhoods gathered by slices of a framed copy
-    ("windows", flipnet's) or by a shift-matrix product ("shift", the former way)."""
+    ("windows", flipnet's) or by a shift-matrix product ("shift", the former way);
+    `network`: MaskedConvNet settings beside its 8 layers."""
     from unittest import mock
 
     from flipnet.base.denormals import flushed
@@ -181,7 +185,7 @@ def convmem_step_seconds(conv, n=20, global_pool=False, batch=512):
     values, lr = rng.integers(0, 8, batch), np.asarray(1e-3, FLOAT)
     gather = {"windows": maskconv.conv3x3, "shift": _shift_matrix_conv}[conv]
     with mock.patch.object(maskconv, "conv3x3", gather), flushed():
-        net = maskconv.MaskedConvNet(0, layers=8, global_pool=global_pool)
+        net = maskconv.MaskedConvNet(0, layers=8, **network)
         step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5)
         step(cells, values, lr)
         return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]
