@@ -98,6 +98,56 @@ def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(global_pool):
     assert np.allclose(probs.sum(axis=1), 1) and np.allclose(probs, net.probabilities(keys, 5), atol=1e-5)
 
 
+def test_d4_tables_are_a_group_acting_on_the_window():
+    from flipnet.nn import d4
+
+    identity = d4._index(np.eye(2, dtype=np.int64))
+    for g in range(d4.ORDER):
+        assert d4.PRODUCT[g, d4.INVERSE[g]] == identity == d4.PRODUCT[d4.INVERSE[g], g]
+        assert sorted(d4.ACTION[g]) == list(range(9))  # a permutation of the window
+        for h in range(d4.ORDER):  # acting by gh is acting by h, then by g
+            assert np.array_equal(d4.ACTION[d4.PRODUCT[g, h]], d4.ACTION[g][d4.ACTION[h]])
+    assert len({tuple(a) for a in d4.ACTION}) == d4.ORDER  # 8 different maps of the window
+
+
+def drawings(cells, side):
+    """The 8 drawings of each row of cells: (8, batch, side * side), the frame turned and
+    mirrored by explicit array operations."""
+    grids = cells.reshape(-1, side, side)
+    turns = [np.rot90(grids, k, axes=(1, 2)) for k in range(4)]
+    return np.stack([g.reshape(-1, side * side) for g in turns + [t[:, :, ::-1] for t in turns]])
+
+
+@pytest.mark.parametrize("side", [4, 5, 7])
+def test_the_equivariant_network_gives_every_drawing_the_same_logits(side):
+    rng = np.random.default_rng(4)
+    tied = MaskedConvNet(2, channels=16, layers=2, hidden=8, equivariant=True)
+    plain = MaskedConvNet(2, channels=16, layers=2, hidden=8)
+    for net in (tied, plain):  # biases away from zero, so that they are tested too
+        net.set_values({k: v + rng.normal(0, 0.3, v.shape) for k, v in net.get_values().items()})
+    cells = render_cells(some_keys(4, 4, 40, seed=3), side)
+    images = drawings(cells, side)
+    for net, invariant in ((tied, True), (plain, False)):  # the plain one shows the test can fail
+        f = logits_function(net, side)
+        first = f(images[0])
+        spread = max(np.abs(f(image) - first).max() for image in images[1:])
+        assert (spread < 1e-4) == invariant, (invariant, spread)
+    assert np.allclose(logits_function(tied, side)(cells), logits_function(tied, 4)(render_cells(
+        some_keys(4, 4, 40, seed=3), 4)), atol=1e-5)  # and any frame, as the plain network
+
+
+def test_equivariant_weights_are_tied_8_to_1():
+    tied = MaskedConvNet(0, channels=32, layers=3, equivariant=True)
+    plain = MaskedConvNet(0, channels=32, layers=3)
+    sizes = {n: v.size for n, v in tied.get_values().items()}
+    full = {n: v.size for n, v in plain.get_values().items()}
+    for k in range(3):
+        assert full[f"conv{k}_W"] == 8 * sizes[f"conv{k}_W"] and full[f"conv{k}_b"] == 8 * sizes[f"conv{k}_b"]
+    assert tied.architecture()["equivariant"] and "equivariant" not in plain.architecture()
+    with pytest.raises(ValueError, match="fields of 8"):
+        MaskedConvNet(0, channels=12, equivariant=True)
+
+
 def test_gradients_are_clipped_to_the_global_norm():
     grads = [pt.constant(np.array([3.0, 0.0], "float32")), pt.constant(np.array([[4.0]], "float32"))]
     scaled = [g.eval() for g in optim.clipped(grads, 2.0)]
@@ -379,6 +429,22 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
     assert local.returncode == 2 and stderr_lines(local.stderr) == [
         f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
         "global_pool=True; this run's differs: set --channels, --layers, --hidden and --global-pool to match"]
+
+
+def test_an_equivariant_run_is_kept_and_read_back_invariant(tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    done = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
+                "--results-dir", tmp_path / "r", "--channels", 8, "--layers", 1, "--hidden", 8,
+                "--epochs", 1, "--equivariant"], tmp_path, timeout=600)  # new ops: a first compile
+    assert done.returncode == 0, done.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    assert meta["architecture"]["equivariant"] and meta["config"]["equivariant"]
+    keys = some_keys(4, 4, 30, seed=6)
+    f = model.network.log_probs_function(4)
+    images = drawings(render_cells(keys, 4), 4)
+    assert max(np.abs(f(image) - f(images[0])).max() for image in images[1:]) < 1e-4
 
 
 @pytest.mark.slow

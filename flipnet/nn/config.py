@@ -127,9 +127,10 @@ class TrainConfig:
                                  (self.option_weight, "--option-weight is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
-        if self.equivariant and (self.channels % 8 or self.global_pool or self.option_weight):
-            raise FlipnetError(f"--equivariant needs --channels in fields of 8 (got {self.channels}) "
-                               f"and takes neither --global-pool nor --option-weight")
+        if self.equivariant and self.channels % 8:
+            raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
+        if self.equivariant and (self.global_pool or self.option_weight):
+            raise FlipnetError("--equivariant takes neither --global-pool nor --option-weight")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):
