@@ -133,10 +133,10 @@ train-2d-canonical: data/flip2d.h5 ## convmem2d-deep48 taught and read in each s
 train-2d-batch256: data/flip2d.h5 ## convmem2d-deep48 with minibatches of 256 over 44 epochs (tried, not kept)
 	$(TRAIN) convmem2d-batch256
 
-train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions (4 fields of 8 channels)
+train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)
 	$(TRAIN) convmem2d-d4
 
-train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels over 26 epochs
+train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels over 26 epochs (tried, not kept)
 	$(TRAIN) convmem2d-d4-wide
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
@@ -165,8 +165,8 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
-            convmem2d-canonical convmem2d-batch256
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256), like `beyond`
+            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -111,10 +111,10 @@ RECIPES = {r.name: r for r in (
            {**CONVMEM, "layers": 8, "epochs": 44, "batch": 256}),
     Recipe("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions: 4 fields of 8 channels, "
            "the same answer for every drawing by construction, so no augmentation or averaging "
-           "(make train-2d-d4)",
+           "tried, not kept (make train-2d-d4)",
            {**CONVMEM, "layers": 8, "epochs": 48, "equivariant": True, "augment": "none", "tta": False}),
     Recipe("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48), 1.75x the cost of "
-           "a step, so 26 epochs to stay within the hour (make train-2d-d4-wide)",
+           "a step, so 26 epochs to stay within the hour; tried, not kept (make train-2d-d4-wide)",
            {**CONVMEM, "layers": 8, "channels": 48, "epochs": 26, "equivariant": True,
             "augment": "none", "tta": False}),
     Recipe("convmem2d-options", "convmem2d-deep48 also taught each cell's set of option values "

@@ -39,6 +39,9 @@ VARIANTS = (
     ("convmem2d-canonical", "convmem2d-deep48 taught and read in each shape's canonical drawing "
                             "only: no symmetry augmentation, no averaging over symmetries"),
     ("convmem2d-batch256", "convmem2d-deep48 with minibatches of 256 (twice the steps) over 44 epochs"),
+    ("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions (4 fields of 8 channels): every "
+                     "rotation and reflection of a shape gets the same answer by construction"),
+    ("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48) over 26 epochs"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
