@@ -428,7 +428,8 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
     local = run([*common, "--init", model_file, "--out", "local"], tmp_path)
     assert local.returncode == 2 and stderr_lines(local.stderr) == [
         f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
-        "global_pool=True; this run's differs: set --channels, --layers, --hidden and --global-pool to match"]
+        "global_pool=True; this run's differs: set --channels, --layers, --hidden, --global-pool and "
+        "--equivariant to match"]
 
 
 def test_an_equivariant_run_is_kept_and_read_back_invariant(tmp_path):
@@ -528,4 +529,4 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     other = run([*common, "--layers", 3], tmp_path)
     assert other.returncode == 2 and stderr_lines(other.stderr) == [
         f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
-        "run's differs: set --channels, --layers, --hidden and --global-pool to match"]
+        "run's differs: set --channels, --layers, --hidden, --global-pool and --equivariant to match"]
