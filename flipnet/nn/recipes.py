@@ -110,7 +110,7 @@ RECIPES = {r.name: r for r in (
            "epoch, 44 epochs to stay within the hour; tried, not kept (make train-2d-batch256)",
            {**CONVMEM, "layers": 8, "epochs": 44, "batch": 256}),
     Recipe("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions: 4 fields of 8 channels, "
-           "the same answer for every drawing by construction, so no augmentation or averaging "
+           "the same answer for every drawing by construction, so no augmentation or averaging; "
            "tried, not kept (make train-2d-d4)",
            {**CONVMEM, "layers": 8, "epochs": 48, "equivariant": True, "augment": "none", "tta": False}),
     Recipe("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48), 1.75x the cost of "
