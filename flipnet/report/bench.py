@@ -154,7 +154,7 @@ def bench_convmem():
     row("20 steps, with --global-pool", "20 steps without", ours, pooled,
         f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
     tied = convmem_step_seconds("windows", equivariant=True)
-    row("20 steps, D4 group convolutions", "20 steps, plain ones", ours, tied,
+    row("20 steps, D4 convolutions", "20 steps, plain ones", ours, tied,
         f"{tied / 20 * 1e3:.0f} ms per step (the weights spread from tied ones every step)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
     kept = _child_json(_CONVMEM_STEPS)
