@@ -73,20 +73,20 @@ class MaskedConvNet:
         if self.equivariant and (channels % d4.ORDER or option_head or global_pool):
             raise ValueError(f"an equivariant network needs channels in fields of {d4.ORDER} "
                              f"(got {channels}) and takes no option head or global pooling")
-        c, pooled = channels, 3 * channels + 1
+        c, fields = channels, channels // d4.ORDER
+        pooled = 6 * fields + 1 if self.equivariant else 3 * channels + 1
+        spread = 0.5 * np.sqrt(2 / (9 * c))  # He, halved for the residual layers
+        self._tied = {}  # name: (indices into the flattened base, full matrix shape)
         if self.equivariant:  # the tied weights, drawn with the spread of the full matrices
-            fields, pooled = channels // d4.ORDER, 6 * (channels // d4.ORDER) + 1
-            self._tied = {"conv_in_W": (d4.lifting_index(fields), (9, c))}
             init = {"conv_in_W": rng.normal(0, 1 / 3, (fields, 9)), "conv_in_b": np.zeros(fields)}
-        else:
-            init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
-        for k in range(layers):
-            spread = 0.5 * np.sqrt(2 / (9 * c))
-            if self.equivariant:
+            self._tied["conv_in_W"] = (d4.lifting_index(fields), (9, c))
+            for k in range(layers):
                 init[f"conv{k}_W"] = rng.normal(0, spread, (fields, fields, d4.ORDER, 9))
                 init[f"conv{k}_b"] = np.zeros(fields)
                 self._tied[f"conv{k}_W"] = (d4.group_index(fields, fields), (9 * c, c))
-            else:
+        else:
+            init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
+            for k in range(layers):
                 init[f"conv{k}_W"] = rng.normal(0, spread, (9 * c, c))
                 init[f"conv{k}_b"] = np.zeros(c)
         init.update({"hidden_W": rng.normal(0, np.sqrt(2 / pooled), (pooled, hidden)),
