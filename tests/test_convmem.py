@@ -125,15 +125,36 @@ def test_the_equivariant_network_gives_every_drawing_the_same_logits(side):
     plain = MaskedConvNet(2, channels=16, layers=2, hidden=8)
     for net in (tied, plain):  # biases away from zero, so that they are tested too
         net.set_values({k: v + rng.normal(0, 0.3, v.shape) for k, v in net.get_values().items()})
-    cells = render_cells(some_keys(4, 4, 40, seed=3), side)
+    keys = some_keys(4, 4, 40, seed=3)
+    cells = render_cells(keys, side)
     images = drawings(cells, side)
     for net, invariant in ((tied, True), (plain, False)):  # the plain one shows the test can fail
         f = logits_function(net, side)
         first = f(images[0])
         spread = max(np.abs(f(image) - first).max() for image in images[1:])
         assert (spread < 1e-4) == invariant, (invariant, spread)
-    assert np.allclose(logits_function(tied, side)(cells), logits_function(tied, 4)(render_cells(
-        some_keys(4, 4, 40, seed=3), 4)), atol=1e-5)  # and any frame, as the plain network
+    at_corner = logits_function(tied, 4)(render_cells(keys, 4))  # and any frame, as the plain network
+    assert np.allclose(logits_function(tied, side)(cells), at_corner, atol=1e-5)
+
+
+def test_the_tied_weights_gradient_matches_finite_differences():
+    net = MaskedConvNet(1, channels=8, layers=1, hidden=8, equivariant=True)
+    cells_in = pt.matrix("cells", dtype="float32")
+    loss = net.logits(cells_in, 4).sum()
+    base = dict(zip(net.names, net.params))["conv0_W"]
+    grad = pytensor.function([cells_in], pytensor.grad(loss, base))
+    value = pytensor.function([cells_in], loss)
+    cells = render_cells(some_keys(4, 4, 30, seed=7), 4)
+    analytic, start = grad(cells), base.get_value()
+    for index in [(0, 0, 0, 4), (0, 0, 3, 1), (0, 0, 7, 8)]:
+        step = np.zeros_like(start)
+        step[index] = 1e-2
+        base.set_value(start + step)
+        up = value(cells)
+        base.set_value(start - step)
+        down = value(cells)
+        base.set_value(start)
+        assert np.isclose((up - down) / 2e-2, analytic[index], rtol=2e-2, atol=1e-2), index
 
 
 def test_equivariant_weights_are_tied_8_to_1():
