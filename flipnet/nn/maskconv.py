@@ -76,14 +76,14 @@ class MaskedConvNet:
         c, fields = channels, channels // d4.ORDER
         pooled = 6 * fields + 1 if self.equivariant else 3 * channels + 1
         spread = 0.5 * np.sqrt(2 / (9 * c))  # He, halved for the residual layers
-        self._tied = {}  # name: (indices into the flattened base, full matrix shape)
+        self._tied = {}  # name: the full matrix's indices into the flattened tied base
         if self.equivariant:  # the tied weights, drawn with the spread of the full matrices
             init = {"conv_in_W": rng.normal(0, 1 / 3, (fields, 9)), "conv_in_b": np.zeros(fields)}
-            self._tied["conv_in_W"] = (d4.lifting_index(fields), (9, c))
+            self._tied["conv_in_W"] = d4.lifting_index(fields)
             for k in range(layers):
                 init[f"conv{k}_W"] = rng.normal(0, spread, (fields, fields, d4.ORDER, 9))
                 init[f"conv{k}_b"] = np.zeros(fields)
-                self._tied[f"conv{k}_W"] = (d4.group_index(fields, fields), (9 * c, c))
+                self._tied[f"conv{k}_W"] = d4.group_index(fields, fields)
         else:
             init = {"conv_in_W": rng.normal(0, 1 / 3, (9, c)), "conv_in_b": np.zeros(c)}
             for k in range(layers):
@@ -143,8 +143,8 @@ class MaskedConvNet:
         """The parameters with each tied base spread to its full weight matrix, and each
         field's bias to its 8 channels."""
         full = dict(p)
-        for name, (index, shape) in self._tied.items():
-            full[name] = p[name].flatten()[index.ravel()].reshape(shape)
+        for name, index in self._tied.items():  # a flat index: PyTensor's faster 1D gather
+            full[name] = p[name].flatten()[index.ravel()].reshape(index.shape)
         channel_field = np.repeat(np.arange(self.channels // d4.ORDER), d4.ORDER)
         for name in ["conv_in_b"] + [f"conv{k}_b" for k in range(self.layers)]:
             full[name] = p[name][channel_field]
