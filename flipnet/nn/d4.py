@@ -54,7 +54,7 @@ def lifting_index(fields):
 
 def group_index(fields_in, fields_out):
     """(9 * fields_in * 8, fields_out * 8) indices into a flattened (fields_out, fields_in,
-    8, 9) base: row o * C + f * 8 + h (the window layout of `maskconv.conv3x3`, C channels),
+    8, 9) base: row o * C + f * 8 + h (the window layout of `layouts.conv3x3`, C channels),
     column f' * 8 + g holds base[f', f, g^-1 h, g^-1 o]."""
     n_offsets, channels = len(OFFSETS), fields_in * ORDER
     o, f, h = np.meshgrid(np.arange(n_offsets), np.arange(fields_in), np.arange(ORDER), indexing="ij")

@@ -5,12 +5,11 @@ edge of the frame look alike (zero): the network reads a shape the same way in a
 frame it is drawn in, and what it learnt of 5x5 shapes it applies to 7x7 ones. Pooling
 over the cells (mean, sum, max) and log(1 + cells) feed a small MLP to the values.
 
-A convolution puts the activations in a frame with a border of zeros, lays its nine
-shifted views side by side (each cell's 3x3 neighbourhood, 9 x channels numbers) and
-multiplies them by the weights once. (A product with a constant 0/1 shift matrix did the
-gathering before: the same numbers, 1.2x slower a training step, measured in `make bench`'s
-way on this machine.) Examples are rows here (batch, cells, channels), unlike the feature-
-major dense layers: the channels of a cell are what a weight matrix mixes.
+A convolution lays each cell's 3x3 neighbourhood side by side (9 x channels numbers)
+and multiplies them by the weights once. Where the rows are, the whole frame or the live
+cells only, is a layout (`nn/layouts.py`): training and prediction read live cells, twice
+as fast; the frame form is the reference. Cells are rows here, unlike the feature-major
+dense layers: the channels of a cell are what a weight matrix mixes.
 """
 
 import numpy as np
@@ -20,24 +19,11 @@ import pytensor.tensor as pt
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, d4
-from flipnet.nn.d4 import OFFSETS
 from flipnet.nn.layers import log_softmax
+from flipnet.nn.layouts import FrameCells, LiveCells
 from flipnet.nn.options import N_BITS
 
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
-
-
-def conv3x3(h, weights, side):
-    """(batch, side * side, c) activations -> (batch, side * side, c'): each cell's 3x3
-    neighbourhood of channels (9 c numbers, offset-major; off the frame reads zero) times
-    `weights` (9 c, c')."""
-    batch, c = h.shape[0], h.shape[2]
-    framed = pt.zeros((batch, side + 2, side + 2, c), dtype=h.dtype)
-    framed = pt.set_subtensor(framed[:, 1:-1, 1:-1, :], h.reshape((batch, side, side, c)))
-    windows = pt.concatenate([framed[:, 1 + dr:1 + dr + side, 1 + dc:1 + dc + side, :]
-                              for dr, dc in OFFSETS], axis=3)
-    return pt.dot(windows.reshape((batch * side * side, 9 * c)), weights).reshape(
-        (batch, side * side, weights.shape[1]))
 
 
 def render_cells(keys, side):
@@ -111,24 +97,29 @@ class MaskedConvNet:
         return {**arch, **{name: True for name, on in flags.items() if on}}
 
     def logits(self, cells, side, params=None):
-        """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows."""
+        """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows (the frame form)."""
         return self.outputs(cells, side, params)[0]
 
     def outputs(self, cells, side, params=None):
         """(value logits (batch, n_classes), option logits (batch, side * side, 16) or None
-        without the option head), from one pass over the cells."""
+        without the option head), from one pass over the frame of `cells`."""
+        return self.outputs_in(FrameCells(side, cells), params)
+
+    def outputs_in(self, layout, params=None):
+        """`outputs` of the shapes a layout (`nn/layouts.py`) holds."""
         p = dict(zip(self.names, params or self.params))
         if self.equivariant:
             p = self._untied(p)
-        mask = cells[:, :, None]
-        count = cells.sum(axis=1)[:, None]
-        h = pt.maximum(conv3x3(mask, p["conv_in_W"], side) + p["conv_in_b"], 0) * mask
+        count = layout.count
+        h = layout.masked(pt.maximum(layout.conv(layout.first(), p["conv_in_W"]) + p["conv_in_b"], 0))
         for k in range(self.layers):
-            pre = conv3x3(h, p[f"conv{k}_W"], side) + p[f"conv{k}_b"]
+            pre = layout.conv(h, p[f"conv{k}_W"]) + p[f"conv{k}_b"]
             if self.global_pool:  # h >= 0, so its maximum over the frame is the shape's
-                shape_wide = pt.concatenate([h.sum(axis=1) / count, h.max(axis=1)], axis=1)
-                pre = pre + pt.dot(shape_wide, p[f"conv{k}_G"])[:, None, :]
-            h = h + pt.maximum(pre, 0) * mask
+                framed = layout.framed(h)
+                shape_wide = pt.concatenate([framed.sum(axis=1) / count, framed.max(axis=1)], axis=1)
+                pre = pre + layout.per_cell(pt.dot(shape_wide, p[f"conv{k}_G"]))
+            h = h + layout.masked(pt.maximum(pre, 0))
+        h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
         pools = [total / count, total / np.float32(SIZE_SCALE), h.max(axis=1)]
@@ -151,10 +142,12 @@ class MaskedConvNet:
         return full
 
     def log_probs_function(self, side):
-        """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame."""
+        """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame
+        (over the live cells)."""
         if side not in self._compiled:
-            cells = pt.matrix("cells", dtype=FLOAT)
-            self._compiled[side] = pytensor.function([cells], log_softmax(self.logits(cells, side)))
+            layout = LiveCells(side)
+            fn = pytensor.function(layout.inputs, log_softmax(self.outputs_in(layout)[0]))
+            self._compiled[side] = lambda cells: fn(*layout.feed(cells))
         return self._compiled[side]
 
     def probabilities(self, keys, side, average=True, chunk=2048):

@@ -35,6 +35,7 @@ from flipnet.nn import FLOAT, optim
 from flipnet.nn.convmem import NAME, ConvMemory
 from flipnet.nn.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.layers import mean_cross_entropy
+from flipnet.nn.layouts import LiveCells
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
@@ -59,23 +60,25 @@ def new_shape_values(table, states, labels, rows, cols):
     return unique, values[first]
 
 
-def step_function(network, optimizer, side, option_weight=0.0):
+def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells):
     """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step. With an
     option weight, f(cells, values, option sets, certain, lr): the value's cross-entropy
-    plus that weight times the cells' option-set loss (both (batch, side^2, 16) 0/1)."""
-    cells = pt.matrix("cells", dtype=FLOAT)
+    plus that weight times the cells' option-set loss (both (batch, side^2, 16) 0/1).
+    `layout` (`nn/layouts.py`): where the network's rows are; the live cells by default."""
+    cells = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    logits, option_logits = network.outputs(cells, side)
+    logits, option_logits = network.outputs_in(cells)
     loss = mean_cross_entropy(logits, values)
-    inputs = [cells, values]
+    targets = [values]
     if option_weight:
         sets, certain = pt.tensor3("sets", dtype=FLOAT), pt.tensor3("certain", dtype=FLOAT)
         loss = loss + np.asarray(option_weight, FLOAT) * masked_bce(option_logits, sets, certain)
-        inputs += [sets, certain]
+        targets += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    return pytensor.function([*inputs, lr], loss, updates=updates)
+    fn = pytensor.function([*cells.inputs, *targets, lr], loss, updates=updates)
+    return lambda batch_cells, *rest: fn(*cells.feed(batch_cells), *rest)
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):

@@ -143,17 +143,19 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
 
 @section("convmem")
 def bench_convmem():
-    header("convmem2d-deep training step: 8 residual layers, batch 512, 5x5 frame")
-    ours = convmem_step_seconds("windows")
-    row("20 steps, 3x3 windows", "0/1 shift-matrix product", convmem_step_seconds("shift"), ours,
-        f"{ours / 20 * 1e3:.0f} ms per step")
-    halves = convmem_step_seconds("windows", n=40, batch=256)
+    header("convmem2d-deep training step: 8 residual layers, batch 512, 5x5 frame, 60% of cells live")
+    ours, framed = convmem_step_seconds("live"), convmem_step_seconds("frame")
+    row("20 steps, live cells only", "20 steps over the whole frame", framed, ours,
+        f"{ours / 20 * 1e3:.0f} ms per step (the same function: nn/layouts.py)")
+    row("20 steps, frame: 3x3 windows", "frame: 0/1 shift-matrix product", convmem_step_seconds("shift"),
+        framed, f"{framed / 20 * 1e3:.0f} ms per step (the former frame gathering)")
+    halves = convmem_step_seconds("live", n=40, batch=256)
     row("10,240 shapes at batch 256", "the same at batch 512", ours, halves,
         f"{halves / 40 * 1e3:.0f} ms per step (convmem2d-batch256's epoch against deep48's)")
-    pooled = convmem_step_seconds("windows", global_pool=True)
+    pooled = convmem_step_seconds("live", global_pool=True)
     row("20 steps, with --global-pool", "20 steps without", ours, pooled,
         f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
-    tied = convmem_step_seconds("windows", equivariant=True)
+    tied = convmem_step_seconds("live", equivariant=True)
     row("20 steps, D4 convolutions", "20 steps, plain ones", ours, tied,
         f"{tied / 20 * 1e3:.0f} ms per step (the weights spread from tied ones every step)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
@@ -165,28 +167,30 @@ def bench_convmem():
 _CONVMEM_STEPS = """
 import json
 from flipnet.report.bench import convmem_step_seconds
-print(json.dumps(convmem_step_seconds("windows")))
+print(json.dumps(convmem_step_seconds("live")))
 """
 
 
-def convmem_step_seconds(conv, n=20, batch=512, **network):
+def convmem_step_seconds(layout, n=20, batch=512, **network):
     """Seconds of `n` training steps of a fresh convmem2d-deep network (after one) on
-    minibatches of `batch` shapes, its neighbourhoods gathered by slices of a framed copy
-    ("windows", flipnet's) or by a shift-matrix product ("shift", the former way);
+    minibatches of `batch` shapes with 60% of their cells live (a taught shape has 15 of
+    25), over the live cells ("live", flipnet's), over the whole frame with 3x3 windows
+    gathered by slices ("frame") or by a shift-matrix product ("shift", the former way);
     `network`: MaskedConvNet settings beside its 8 layers."""
     from unittest import mock
 
     from flipnet.base.denormals import flushed
-    from flipnet.nn import FLOAT, maskconv, optim
+    from flipnet.nn import FLOAT, layouts, maskconv, optim
     from flipnet.nn.shapetrain import step_function
 
     rng = np.random.default_rng(0)
     cells = (rng.random((batch, 25)) < 0.6).astype(FLOAT)
     values, lr = rng.integers(0, 8, batch), np.asarray(1e-3, FLOAT)
-    gather = {"windows": maskconv.conv3x3, "shift": _shift_matrix_conv}[conv]
-    with mock.patch.object(maskconv, "conv3x3", gather), flushed():
+    gather = _shift_matrix_conv if layout == "shift" else layouts.conv3x3
+    rows = layouts.LiveCells if layout == "live" else layouts.FrameCells
+    with mock.patch.object(layouts, "conv3x3", gather), flushed():
         net = maskconv.MaskedConvNet(0, layers=8, **network)
-        step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5)
+        step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5, layout=rows)
         step(cells, values, lr)
         return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]
 
@@ -197,7 +201,7 @@ def _shift_matrix_conv(h, weights, side):
     import pytensor.tensor as pt
 
     from flipnet.nn import FLOAT
-    from flipnet.nn.maskconv import OFFSETS
+    from flipnet.nn.d4 import OFFSETS
 
     n = side * side
     shift = np.zeros((n, 9 * n), dtype=FLOAT)
