@@ -133,10 +133,10 @@ train-2d-canonical: data/flip2d.h5 ## convmem2d-deep48 taught and read in each s
 train-2d-batch256: data/flip2d.h5 ## convmem2d-deep48 with minibatches of 256 over 44 epochs (tried, not kept)
 	$(TRAIN) convmem2d-batch256
 
-train-2d-deep88: data/flip2d.h5 ## convmem2d-deep48 over 88 epochs, the live-cell step's speed spent on epochs
+train-2d-deep88: data/flip2d.h5 ## convmem2d-deep48 over 88 epochs, the faster step spent on epochs (tried, not kept)
 	$(TRAIN) convmem2d-deep88
 
-train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs
+train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs (make train-2d-best)
 	$(TRAIN) convmem2d-deep12
 
 train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)
@@ -146,8 +146,8 @@ train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels ove
 	$(TRAIN) convmem2d-d4-wide
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-convmem-deep48 ## the best 2D model by validation: convmem2d-deep48 (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d-deep48.npz --out results/eval-convmem2d-deep48-5x5.json
+train-2d-best: train-2d-deep12 ## the best 2D model by validation: convmem2d-deep12 (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-deep12.npz --out results/eval-convmem2d-deep12-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -162,8 +162,8 @@ define evaluate
 	    || exit 1; done; done
 endef
 
-BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
@@ -171,8 +171,8 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
-            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide), like `beyond`
+            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -97,13 +97,14 @@ RECIPES = {r.name: r for r in (
            "train-2d-convmem-deep16)",
            {**CONVMEM, "layers": 16}),
     Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24: the best 2D model "
-           "by validation within the hour of training (make train-2d-best)",
+           "by validation before the live-cell step (make train-2d-convmem-deep48)",
            {**CONVMEM, "layers": 8, "epochs": 48}),
     Recipe("convmem2d-deep88", "convmem2d-deep48 over 88 epochs: the live-cell convolution's "
-           "2x faster step spent on epochs, within the hour; tried (make train-2d-deep88)",
+           "2x faster step spent on epochs, within the hour; tried, not kept (make train-2d-deep88)",
            {**CONVMEM, "layers": 8, "epochs": 88}),
     Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs: the "
-           "live-cell step spent on depth and epochs, within the hour; tried (make train-2d-deep12)",
+           "live-cell step spent on depth and epochs; the best 2D model by validation within the "
+           "hour of training (make train-2d-best)",
            {**CONVMEM, "layers": 12, "epochs": 56}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",

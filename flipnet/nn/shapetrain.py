@@ -65,10 +65,10 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells)
     option weight, f(cells, values, option sets, certain, lr): the value's cross-entropy
     plus that weight times the cells' option-set loss (both (batch, side^2, 16) 0/1).
     `layout` (`nn/layouts.py`): where the network's rows are; the live cells by default."""
-    cells = layout(side)
+    shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    logits, option_logits = network.outputs_in(cells)
+    logits, option_logits = network.outputs_in(shapes)
     loss = mean_cross_entropy(logits, values)
     targets = [values]
     if option_weight:
@@ -77,8 +77,8 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells)
         targets += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    fn = pytensor.function([*cells.inputs, *targets, lr], loss, updates=updates)
-    return lambda batch_cells, *rest: fn(*cells.feed(batch_cells), *rest)
+    fn = pytensor.function([*shapes.inputs, *targets, lr], loss, updates=updates)
+    return lambda cells, *rest: fn(*shapes.feed(cells), *rest)
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):

@@ -20,7 +20,9 @@ MODELS = (
     ("convmem2d", "size-free: the lookup table where the training labels fix a shape's value, a masked "
                   "convolution over the shape's cells (trained on the table) for the rest"),
     ("convmem2d-deep", "convmem2d with 8 residual layers instead of 4"),
-    ("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24 (make train-2d-best)"),
+    ("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24"),
+    ("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs, in the hour the "
+                         "live-cell step leaves room for (make train-2d-best)"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
@@ -42,6 +44,7 @@ VARIANTS = (
     ("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions (4 fields of 8 channels): every "
                      "rotation and reflection of a shape gets the same answer by construction"),
     ("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48) over 26 epochs"),
+    ("convmem2d-deep88", "convmem2d-deep48 over 88 epochs, in the hour the live-cell step leaves room for"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
