@@ -12,7 +12,7 @@ from flipnet.nn.maskconv import MaskedConvNet, render_cells
 
 # every path a layout serves: shape-wide pooling and the option head read the frame,
 # the equivariant network its tied weights and its fields' pooling
-KINDS = {"pooled_with_options": {"global_pool": True, "option_head": True},
+KINDS = {"plain": {}, "pooled_with_options": {"global_pool": True, "option_head": True},
          "equivariant": {"equivariant": True}}
 
 
