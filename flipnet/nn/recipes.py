@@ -106,6 +106,9 @@ RECIPES = {r.name: r for r in (
            "live-cell step spent on depth and epochs; the best 2D model by validation within the "
            "hour of training (make train-2d-best)",
            {**CONVMEM, "layers": 12, "epochs": 56}),
+    Recipe("convmem2d-deep16-42", "convmem2d-deep12's layer-epochs spent on depth: 16 residual "
+           "layers over 42 epochs on live cells (make train-2d-deep16-42)",
+           {**CONVMEM, "layers": 16, "epochs": 42}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",
            {**CONVMEM, "layers": 8, "epochs": 48, "global_pool": True}),
