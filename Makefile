@@ -139,7 +139,7 @@ train-2d-deep88: data/flip2d.h5 ## convmem2d-deep48 over 88 epochs, the faster s
 train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs (make train-2d-best)
 	$(TRAIN) convmem2d-deep12
 
-train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 residual layers over 42 epochs
+train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 residual layers over 42 epochs (tried, not kept)
 	$(TRAIN) convmem2d-deep16-42
 
 train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)
@@ -174,8 +174,9 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
-            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88), like `beyond`
+            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
+            convmem2d-deep16-42
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -107,7 +107,7 @@ RECIPES = {r.name: r for r in (
            "hour of training (make train-2d-best)",
            {**CONVMEM, "layers": 12, "epochs": 56}),
     Recipe("convmem2d-deep16-42", "convmem2d-deep12's layer-epochs spent on depth: 16 residual "
-           "layers over 42 epochs on live cells (make train-2d-deep16-42)",
+           "layers over 42 epochs on live cells; tried, not kept (make train-2d-deep16-42)",
            {**CONVMEM, "layers": 16, "epochs": 42}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",

@@ -45,6 +45,7 @@ VARIANTS = (
                      "rotation and reflection of a shape gets the same answer by construction"),
     ("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48) over 26 epochs"),
     ("convmem2d-deep88", "convmem2d-deep48 over 88 epochs, in the hour the live-cell step leaves room for"),
+    ("convmem2d-deep16-42", "convmem2d-deep12's work as 16 residual layers over 42 epochs"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
