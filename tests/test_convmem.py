@@ -74,8 +74,10 @@ def some_keys(rows, cols, n, seed=0):
     return keys[keys != 0]
 
 
+# The network's function against direct computations: graphs, so the Python linker
+# (`py_mode`); the training and evaluation tests below run its Numba path.
 @pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
-def test_the_network_is_the_masked_convolution_written_out(global_pool):
+def test_the_network_is_the_masked_convolution_written_out(global_pool, py_mode):
     net = small_net(global_pool=global_pool)
     keys = some_keys(4, 4, 12)
     cells = render_cells(keys, 4)
@@ -85,7 +87,7 @@ def test_the_network_is_the_masked_convolution_written_out(global_pool):
 
 
 @pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
-def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(global_pool):
+def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(global_pool, py_mode):
     net = small_net(3, global_pool)
     keys = some_keys(4, 4, 40, seed=1)
     at_corner = logits_function(net, 4)(render_cells(keys, 4))
@@ -119,7 +121,7 @@ def drawings(cells, side):
 
 
 @pytest.mark.parametrize("side", [4, 5, 7])
-def test_the_equivariant_network_gives_every_drawing_the_same_logits(side):
+def test_the_equivariant_network_gives_every_drawing_the_same_logits(side, py_mode):
     rng = np.random.default_rng(4)
     tied = MaskedConvNet(2, channels=16, layers=2, hidden=8, equivariant=True)
     plain = MaskedConvNet(2, channels=16, layers=2, hidden=8)
@@ -137,7 +139,7 @@ def test_the_equivariant_network_gives_every_drawing_the_same_logits(side):
     assert np.allclose(logits_function(tied, side)(cells), at_corner, atol=1e-5)
 
 
-def test_the_tied_weights_gradient_matches_finite_differences():
+def test_the_tied_weights_gradient_matches_finite_differences(py_mode):
     net = MaskedConvNet(1, channels=8, layers=1, hidden=8, equivariant=True)
     cells_in = pt.matrix("cells", dtype="float32")
     loss = net.logits(cells_in, 4).sum()
