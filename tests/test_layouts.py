@@ -13,6 +13,7 @@ from flipnet.nn.maskconv import MaskedConvNet, render_cells
 # These compare graphs, so they run on the Python linker (`py_mode`): a cold Numba compile
 # of the two layouts' gradients took 2 to 3 minutes a case. The Numba path of the live
 # layout is what every training and evaluation test runs.
+pytestmark = pytest.mark.usefixtures("py_mode")
 
 # every path a layout serves: shape-wide pooling and the option head read the frame,
 # the equivariant network its tied weights and its fields' pooling
@@ -74,7 +75,7 @@ def compiled(net, layout, with_grads=False):
 
 
 @pytest.mark.parametrize("kind, side", [("pooled_with_options", 7), ("equivariant", 5)])
-def test_live_cells_give_the_frames_logits_and_gradients(kind, side, py_mode):
+def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
     """Logits to rounding. Gradients to 1% of their largest entry: a maximum's gradient goes
     to every entry that ties with it (PyTensor's Max), and cells with the same 3x3
     neighbourhood tie or not by how each layout rounds, which moves a little gradient."""
@@ -91,7 +92,7 @@ def test_live_cells_give_the_frames_logits_and_gradients(kind, side, py_mode):
         assert np.abs(got - want).max() <= 1e-2 * np.abs(want).max() + 1e-4, name
 
 
-def test_live_cells_give_the_direct_computations_logits(py_mode):
+def test_live_cells_give_the_direct_computations_logits():
     for global_pool in (False, True):
         net = small_net(seed=2, global_pool=global_pool)
         cells = render_cells(some_keys(4, 4, 25, seed=9), 5)
@@ -100,7 +101,7 @@ def test_live_cells_give_the_direct_computations_logits(py_mode):
         assert np.allclose(got, want, atol=1e-4)
 
 
-def test_prediction_reads_live_cells_and_agrees_with_the_frame(py_mode):
+def test_prediction_reads_live_cells_and_agrees_with_the_frame():
     net = network("plain")
     keys = some_keys(5, 5, 60, seed=1)
     cells = render_cells(keys, 6)

@@ -7,8 +7,8 @@ neighbours (an empty or off-frame neighbour reads a row of zeros).
 Both compute the same function: a masked network's activations are zero on every empty
 cell, so skipping those cells changes nothing but the work. A taught 5x5 shape fills 15
 of the frame's 25 cells on average, and a training step of convmem2d-deep48's network
-takes 74 ms live against 153 ms framed (`make bench`). The frame form stays as the reference the
-tests hold the live one to.
+takes 74 ms live against 153 ms framed (`make bench`). The frame form stays as the
+reference the tests hold the live one to.
 
 A layout gives the network its graph inputs, what it convolves, where it masks, and
 the frame it pools over; `feed(cells)` makes the input arrays from (batch, side * side)
