@@ -110,6 +110,8 @@ CASES = [
      "--option-weight is a setting of convmem2d, not of mlp2d"),
     ("train-equivariant-fixed", ["train", "mlp2d", "--equivariant"],
      "--equivariant is a setting of convmem2d, not of mlp2d"),
+    ("train-residual-gates-fixed", ["train", "mlp2d", "--residual-gates"],
+     "--residual-gates is a setting of convmem2d, not of mlp2d"),
     ("train-equivariant-channels", ["train", "convmem2d-d4", "--channels", "12"],
      "--equivariant needs --channels in fields of 8, got 12"),
     ("train-equivariant-pooled", ["train", "convmem2d-d4", "--global-pool"],

@@ -16,6 +16,7 @@ from flipnet.datasets.hdf5 import write_table
 from flipnet.datasets.splits import uniform
 from flipnet.games import FlipGame
 from flipnet.nn import optim
+from flipnet.nn.layers import log_softmax
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.oneply import one_ply
@@ -48,17 +49,21 @@ def direct_logits(net, cells):
         if net.global_pool:  # the mean and maximum over the shape's cells, mapped to every cell
             cell_rows = h[grid.astype(bool)]
             bias = bias + np.concatenate([cell_rows.sum(0) / count, cell_rows.max(0)]) @ p[f"conv{k}_G"]
-        h = h + conv(h, p[f"conv{k}_W"], bias)
+        gate = p[f"conv{k}_gate"] if net.residual_gates else 1.0
+        h = h + gate * conv(h, p[f"conv{k}_W"], bias)
     flat = h.reshape(side * side, -1)
     pooled = np.concatenate([flat.sum(0) / count, flat.sum(0) / 25, flat.max(0), [np.log1p(count)]])
     z = np.maximum(pooled @ p["hidden_W"] + p["hidden_b"], 0)
     return z @ p["out_W"] + p["out_b"]
 
 
-def small_net(seed=0, global_pool=False):
-    net = MaskedConvNet(seed, channels=3, layers=2, hidden=8, global_pool=global_pool)
-    rng = np.random.default_rng(seed + 1)  # biases and shape-wide maps away from zero, so they are tested too
-    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith(("_b", "_G")) else 0)
+KINDS = {"local": {}, "global-pool": {"global_pool": True}, "gated": {"residual_gates": True}}
+
+
+def small_net(seed=0, kind="local"):
+    net = MaskedConvNet(seed, channels=3, layers=2, hidden=8, **KINDS[kind])
+    rng = np.random.default_rng(seed + 1)  # biases, shape-wide maps, gates away from zero: tested too
+    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith(("_b", "_G", "_gate")) else 0)
                     for k, v in net.get_values().items()})
     return net
 
@@ -76,9 +81,9 @@ def some_keys(rows, cols, n, seed=0):
 
 # The network's function against direct computations: graphs, so the Python linker
 # (`py_mode`); the training and evaluation tests below run its Numba path.
-@pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
-def test_the_network_is_the_masked_convolution_written_out(global_pool, py_mode):
-    net = small_net(global_pool=global_pool)
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_network_is_the_masked_convolution_written_out(kind, py_mode):
+    net = small_net(kind=kind)
     keys = some_keys(4, 4, 12)
     cells = render_cells(keys, 4)
     got = logits_function(net, 4)(cells)
@@ -86,9 +91,9 @@ def test_the_network_is_the_masked_convolution_written_out(global_pool, py_mode)
         assert np.allclose(row, expected, atol=1e-4)
 
 
-@pytest.mark.parametrize("global_pool", [False, True], ids=["local", "global-pool"])
-def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(global_pool, py_mode):
-    net = small_net(3, global_pool)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(kind, py_mode):
+    net = small_net(3, kind)
     keys = some_keys(4, 4, 40, seed=1)
     at_corner = logits_function(net, 4)(render_cells(keys, 4))
     for side in (5, 7):
@@ -451,8 +456,37 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
     local = run([*common, "--init", model_file, "--out", "local"], tmp_path)
     assert local.returncode == 2 and stderr_lines(local.stderr) == [
         f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
-        "global_pool=True; this run's differs: set --channels, --layers, --hidden, --global-pool and "
-        "--equivariant to match"]
+        "global_pool=True; this run's differs: set --channels, --layers, --hidden, --global-pool, "
+        "--equivariant and --residual-gates to match"]
+
+
+def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gates(py_mode):
+    gated, shallow = MaskedConvNet(6, layers=3, residual_gates=True), MaskedConvNet(0, layers=0)
+    assert set(gated.names) - set(MaskedConvNet(6, layers=3).names) == {"conv0_gate", "conv1_gate", "conv2_gate"}
+    shallow.set_values({k: gated.get_values()[k] for k in shallow.names})
+    keys = some_keys(4, 4, 30, seed=8)
+    assert np.allclose(gated.probabilities(keys, 4), shallow.probabilities(keys, 4), atol=1e-6)
+    # at zero the gates still get a gradient (else they would stay shut), the branches none yet
+    cells_in = pt.matrix("cells", dtype="float32")
+    params = dict(zip(gated.names, gated.params))
+    loss = log_softmax(gated.logits(cells_in, 4))[:, 0].sum()
+    wrt = [params[f"conv{k}_{part}"] for k in range(3) for part in ("gate", "W")]
+    grads = pytensor.function([cells_in], pytensor.grad(loss, wrt))(render_cells(keys, 4))
+    assert all(abs(g) > 1e-3 for g in grads[0::2]) and all(not g.any() for g in grads[1::2])
+
+
+def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    done = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
+                "--results-dir", tmp_path / "r", "--channels", 4, "--layers", 2, "--hidden", 8,
+                "--epochs", 1, "--residual-gates"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    assert meta["architecture"]["residual_gates"] and meta["config"]["residual_gates"]
+    assert model.network.residual_gates
+    assert all(model.network.get_values()[f"conv{k}_gate"] != 0 for k in range(2))  # opened
 
 
 def test_an_equivariant_run_is_kept_and_read_back_invariant(tmp_path):
@@ -552,4 +586,5 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     other = run([*common, "--layers", 3], tmp_path)
     assert other.returncode == 2 and stderr_lines(other.stderr) == [
         f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
-        "run's differs: set --channels, --layers, --hidden, --global-pool and --equivariant to match"]
+        "run's differs: set --channels, --layers, --hidden, --global-pool, --equivariant and "
+        "--residual-gates to match"]

@@ -72,6 +72,9 @@ class TrainConfig:
                                        "maximum of the layer below over the shape's cells")
     equivariant: bool = setting(False, "convmem2d: D4 group convolutions, the same answer for "
                                        "every rotation and reflection by construction (nn/d4.py)")
+    residual_gates: bool = setting(False, "convmem2d: each residual layer's branch is scaled by a "
+                                          "learnt number that starts at zero (ReZero): the network "
+                                          "starts shallow and grows into its depth")
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
@@ -124,6 +127,7 @@ class TrainConfig:
             for given, which in ((self.init or self.draw, "--init and --draw are settings"),
                                  (self.global_pool, "--global-pool is a setting"),
                                  (self.equivariant, "--equivariant is a setting"),
+                                 (self.residual_gates, "--residual-gates is a setting"),
                                  (self.option_weight, "--option-weight is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")

@@ -48,14 +48,17 @@ class MaskedConvNet:
     `equivariant`: the convolutions are D4 group convolutions (`nn/d4.py`): the channels
     are channels / 8 fields of 8, the weights tied, the pooling also over each field's 8,
     so every rotation and reflection of a shape gets the same logits by construction.
+    `residual_gates`: each residual layer's branch is multiplied by a learnt scalar that
+    starts at zero (ReZero), so the network starts as its first layer and pooling alone
+    and takes on each layer's depth as training finds a use for it.
     """
 
     def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False,
-                 global_pool=False, equivariant=False):
+                 global_pool=False, equivariant=False, residual_gates=False):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
         self.option_head, self.global_pool = bool(option_head), bool(global_pool)
-        self.equivariant = bool(equivariant)
+        self.equivariant, self.residual_gates = bool(equivariant), bool(residual_gates)
         if self.equivariant and (channels % d4.ORDER or option_head or global_pool):
             raise ValueError(f"an equivariant network needs channels in fields of {d4.ORDER} "
                              f"(got {channels}) and takes no option head or global pooling")
@@ -84,6 +87,8 @@ class MaskedConvNet:
                          "options_b": np.zeros(N_BITS)})
         if self.global_pool:
             init.update({f"conv{k}_G": np.zeros((2 * c, c)) for k in range(layers)})
+        if self.residual_gates:
+            init.update({f"conv{k}_gate": np.zeros(()) for k in range(layers)})
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self.memory = None  # what the trainer's Run expects of a model
@@ -93,7 +98,7 @@ class MaskedConvNet:
         arch = {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
                 "n_classes": self.n_classes}
         flags = {"option_head": self.option_head, "global_pool": self.global_pool,
-                 "equivariant": self.equivariant}
+                 "equivariant": self.equivariant, "residual_gates": self.residual_gates}
         return {**arch, **{name: True for name, on in flags.items() if on}}
 
     def logits(self, cells, side, params=None):
@@ -118,7 +123,8 @@ class MaskedConvNet:
                 framed = layout.framed(h)
                 shape_wide = pt.concatenate([framed.sum(axis=1) / count, framed.max(axis=1)], axis=1)
                 pre = pre + layout.per_cell(pt.dot(shape_wide, p[f"conv{k}_G"]))
-            h = h + layout.masked(pt.maximum(pre, 0))
+            branch = layout.masked(pt.maximum(pre, 0))
+            h = h + (p[f"conv{k}_gate"] * branch if self.residual_gates else branch)
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)

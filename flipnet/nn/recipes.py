@@ -109,6 +109,10 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-deep16-42", "convmem2d-deep12's layer-epochs spent on depth: 16 residual "
            "layers over 42 epochs on live cells; tried, not kept (make train-2d-deep16-42)",
            {**CONVMEM, "layers": 16, "epochs": 42}),
+    Recipe("convmem2d-gated12", "convmem2d-deep12 whose residual branches start shut behind learnt "
+           "gates (ReZero): it starts as a shallow network, to shorten the plateau deep runs begin "
+           "on (make train-2d-gated12)",
+           {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",
            {**CONVMEM, "layers": 8, "epochs": 48, "global_pool": True}),
