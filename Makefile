@@ -137,13 +137,13 @@ train-2d-batch256: data/flip2d.h5 ## convmem2d-deep48 with minibatches of 256 ov
 train-2d-deep88: data/flip2d.h5 ## convmem2d-deep48 over 88 epochs, the faster step spent on epochs (tried, not kept)
 	$(TRAIN) convmem2d-deep88
 
-train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs (make train-2d-best)
+train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs (kept before the gates)
 	$(TRAIN) convmem2d-deep12
 
 train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 residual layers over 42 epochs (tried, not kept)
 	$(TRAIN) convmem2d-deep16-42
 
-train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (ReZero)
+train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (make train-2d-best)
 	$(TRAIN) convmem2d-gated12
 
 train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)
@@ -153,8 +153,8 @@ train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels ove
 	$(TRAIN) convmem2d-d4-wide
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-deep12 ## the best 2D model by validation: convmem2d-deep12 (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d-deep12.npz --out results/eval-convmem2d-deep12-5x5.json
+train-2d-best: train-2d-gated12 ## the best 2D model by validation: convmem2d-gated12 (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-gated12.npz --out results/eval-convmem2d-gated12-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -169,8 +169,9 @@ define evaluate
 	    || exit 1; done; done
 endef
 
-BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12
+BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 \
+        convmem2d-gated12
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 convmem2d-gated12
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json

@@ -103,15 +103,15 @@ RECIPES = {r.name: r for r in (
            "2x faster step spent on epochs, within the hour; tried, not kept (make train-2d-deep88)",
            {**CONVMEM, "layers": 8, "epochs": 88}),
     Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs: the "
-           "live-cell step spent on depth and epochs; the best 2D model by validation within the "
-           "hour of training (make train-2d-best)",
+           "live-cell step spent on depth and epochs; the best 2D model by validation before "
+           "gated residual layers (make train-2d-deep12)",
            {**CONVMEM, "layers": 12, "epochs": 56}),
     Recipe("convmem2d-deep16-42", "convmem2d-deep12's layer-epochs spent on depth: 16 residual "
            "layers over 42 epochs on live cells; tried, not kept (make train-2d-deep16-42)",
            {**CONVMEM, "layers": 16, "epochs": 42}),
     Recipe("convmem2d-gated12", "convmem2d-deep12 whose residual branches start shut behind learnt "
-           "gates (ReZero): it starts as a shallow network, to shorten the plateau deep runs begin "
-           "on (make train-2d-gated12)",
+           "gates (ReZero): it starts as a shallow network, so it skips the plateau deep runs "
+           "begin on; the best 2D model by validation within the hour (make train-2d-best)",
            {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",

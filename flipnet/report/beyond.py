@@ -22,7 +22,9 @@ MODELS = (
     ("convmem2d-deep", "convmem2d with 8 residual layers instead of 4"),
     ("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24"),
     ("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs, in the hour the "
-                         "live-cell step leaves room for (make train-2d-best)"),
+                         "live-cell step leaves room for"),
+    ("convmem2d-gated12", "convmem2d-deep12 with each residual branch behind a learnt gate that "
+                          "starts at zero (ReZero) (make train-2d-best)"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
