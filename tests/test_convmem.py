@@ -48,11 +48,13 @@ def direct_logits(net, cells):
         bias = p[f"conv{k}_b"]
         if net.global_pool:  # the mean and maximum over the shape's cells, mapped to every cell
             cell_rows = h[grid.astype(bool)]
-            bias = bias + np.concatenate([cell_rows.sum(0) / count, cell_rows.max(0)]) @ p[f"conv{k}_G"]
+            shape_max = np.maximum(cell_rows.max(0), 0)
+            bias = bias + np.concatenate([cell_rows.sum(0) / count, shape_max]) @ p[f"conv{k}_G"]
         gate = p[f"conv{k}_gate"] if net.residual_gates else 1.0
         h = h + gate * conv(h, p[f"conv{k}_W"], bias)
-    flat = h.reshape(side * side, -1)
-    pooled = np.concatenate([flat.sum(0) / count, flat.sum(0) / 25, flat.max(0), [np.log1p(count)]])
+    cell_rows = h[grid.astype(bool)]  # the maximum over the shape's cells and 0: see _cells_max
+    pooled = np.concatenate([cell_rows.sum(0) / count, cell_rows.sum(0) / 25,
+                             np.maximum(cell_rows.max(0), 0), [np.log1p(count)]])
     z = np.maximum(pooled @ p["hidden_W"] + p["hidden_b"], 0)
     return z @ p["out_W"] + p["out_b"]
 
@@ -473,6 +475,18 @@ def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gate
     wrt = [params[f"conv{k}_{part}"] for k in range(3) for part in ("gate", "W")]
     grads = pytensor.function([cells_in], pytensor.grad(loss, wrt))(render_cells(keys, 4))
     assert all(abs(g) > 1e-3 for g in grads[0::2]) and all(not g.any() for g in grads[1::2])
+
+
+def test_a_shape_that_fills_its_frame_reads_as_in_a_larger_one_with_negative_activations(py_mode):
+    net = MaskedConvNet(4, channels=3, layers=2, hidden=8, residual_gates=True, global_pool=True)
+    rng = np.random.default_rng(5)  # gates at -3: the residual branches drive channels below zero
+    net.set_values({k: (np.float32(-3) if k.endswith("_gate") else v + rng.normal(0, 0.3, v.shape))
+                    for k, v in net.get_values().items()})
+    square = Components(3, 3).shapes(np.array([(1 << 9) - 1], np.uint64))  # all 9 cells
+    in_own = logits_function(net, 3)(render_cells(square, 3))
+    for side in (4, 5):
+        assert np.allclose(logits_function(net, side)(render_cells(square, side)), in_own, atol=1e-5)
+    assert np.allclose(in_own[0], direct_logits(net, render_cells(square, 3)[0]), atol=1e-4)
 
 
 def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):

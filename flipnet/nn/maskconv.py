@@ -119,16 +119,16 @@ class MaskedConvNet:
         h = layout.masked(pt.maximum(layout.conv(layout.first(), p["conv_in_W"]) + p["conv_in_b"], 0))
         for k in range(self.layers):
             pre = layout.conv(h, p[f"conv{k}_W"]) + p[f"conv{k}_b"]
-            if self.global_pool:  # h >= 0, so its maximum over the frame is the shape's
+            if self.global_pool:
                 framed = layout.framed(h)
-                shape_wide = pt.concatenate([framed.sum(axis=1) / count, framed.max(axis=1)], axis=1)
+                shape_wide = pt.concatenate([framed.sum(axis=1) / count, _cells_max(framed)], axis=1)
                 pre = pre + layout.per_cell(pt.dot(shape_wide, p[f"conv{k}_G"]))
             branch = layout.masked(pt.maximum(pre, 0))
             h = h + (p[f"conv{k}_gate"] * branch if self.residual_gates else branch)
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
-        pools = [total / count, total / np.float32(SIZE_SCALE), h.max(axis=1)]
+        pools = [total / count, total / np.float32(SIZE_SCALE), _cells_max(h)]
         if self.equivariant:  # each field's 8 channels are its 8 turns: their mean and maximum
             fields = [pool.reshape((pool.shape[0], self.channels // d4.ORDER, d4.ORDER)) for pool in pools]
             pools = [summary for f in fields for summary in (f.mean(axis=2), f.max(axis=2))]
@@ -182,6 +182,14 @@ class MaskedConvNet:
 
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
+
+
+def _cells_max(framed):
+    """(batch, c): each channel's maximum over the shape's cells and 0, from (batch, cells
+    of the frame, c) with zeros off the shape. A frame's maximum is that whenever the frame
+    has an empty cell; the 0 makes it so for a shape that fills its frame too, so the answer
+    does not depend on the frame even where activations go negative (residual gates)."""
+    return pt.maximum(framed.max(axis=1), 0)
 
 
 def _softmax(log_weights):
