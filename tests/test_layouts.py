@@ -5,7 +5,7 @@ kind of network; its neighbour rows against a brute-force walk of the frame."""
 import numpy as np
 import pytensor
 import pytest
-from test_convmem import OFFSETS, direct_logits, small_net, some_keys
+from test_convmem import KINDS as CONV_KINDS, OFFSETS, direct_logits, small_net, some_keys
 
 from flipnet.nn.layouts import FrameCells, LiveCells, live_rows
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
@@ -16,9 +16,10 @@ from flipnet.nn.maskconv import MaskedConvNet, render_cells
 pytestmark = pytest.mark.usefixtures("py_mode")
 
 # every path a layout serves: shape-wide pooling and the option head read the frame,
-# the equivariant network its tied weights and its fields' pooling
+# the equivariant network its tied weights and its fields' pooling, the gated one its
+# gates and activations below zero
 KINDS = {"plain": {}, "pooled_with_options": {"global_pool": True, "option_head": True},
-         "equivariant": {"equivariant": True}}
+         "equivariant": {"equivariant": True}, "gated": {"residual_gates": True}}
 
 
 def brute_neighbours(cells, side):
@@ -93,8 +94,8 @@ def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
 
 
 def test_live_cells_give_the_direct_computations_logits():
-    for global_pool in (False, True):
-        net = small_net(seed=2, global_pool=global_pool)
+    for kind in CONV_KINDS:
+        net = small_net(seed=2, kind=kind)
         cells = render_cells(some_keys(4, 4, 25, seed=9), 5)
         got = compiled(net, LiveCells(5))(cells)[0]
         want = np.array([direct_logits(net, row) for row in cells])
