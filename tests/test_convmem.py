@@ -464,7 +464,8 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
 
 def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gates(py_mode):
     gated, shallow = MaskedConvNet(6, layers=3, residual_gates=True), MaskedConvNet(0, layers=0)
-    assert set(gated.names) - set(MaskedConvNet(6, layers=3).names) == {"conv0_gate", "conv1_gate", "conv2_gate"}
+    added = set(gated.names) - set(MaskedConvNet(6, layers=3).names)
+    assert added == {"conv0_gate", "conv1_gate", "conv2_gate"}
     shallow.set_values({k: gated.get_values()[k] for k in shallow.names})
     keys = some_keys(4, 4, 30, seed=8)
     assert np.allclose(gated.probabilities(keys, 4), shallow.probabilities(keys, 4), atol=1e-6)

@@ -207,7 +207,7 @@ def _check_start(config, start, network, rows, cols):
         sizes = ", ".join(f"{k}={v}" for k, v in _sizes(start.network).items() if k != "n_classes")
         raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
                            "--channels, --layers, --hidden, --global-pool, --equivariant and "
-                           f"--residual-gates to match")
+                           "--residual-gates to match")
 
 
 def _sizes(network):
