@@ -146,7 +146,7 @@ train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 resi
 train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (make train-2d-best)
 	$(TRAIN) convmem2d-gated12
 
-train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero
+train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
 	$(TRAIN) convmem2d-gated16-42
 
 train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)

@@ -114,7 +114,8 @@ RECIPES = {r.name: r for r in (
            "begin on; the best 2D model by validation within the hour (make train-2d-best)",
            {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
     Recipe("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's gates: does depth "
-           "pay at the same work once the network starts shallow (make train-2d-gated16-42)",
+           "pay at the same work once the network starts shallow; tried, not kept (make "
+           "train-2d-gated16-42)",
            {**CONVMEM, "layers": 16, "epochs": 42, "residual_gates": True}),
     Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
            "maximum over the shape's cells; tried, not kept (make train-2d-global)",
