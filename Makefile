@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-convmem-wide \
         train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
-        train-2d-gated12 train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -143,7 +143,13 @@ train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over
 train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 residual layers over 42 epochs (tried, not kept)
 	$(TRAIN) convmem2d-deep16-42
 
-train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (make train-2d-best)
+train-2d-gated12-distil: train-2d-gated12 ## convmem2d-gated12 taught its own 1-ply values of the new shapes of 2M random boards (tried, not kept)
+	$(TRAIN) convmem2d-gated12-distil
+
+train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the new shapes of 6M random boards (make train-2d-best)
+	$(TRAIN) convmem2d-gated12-distil6m
+
+train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (kept before the distillation)
 	$(TRAIN) convmem2d-gated12
 
 train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
@@ -156,8 +162,8 @@ train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels ove
 	$(TRAIN) convmem2d-d4-wide
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-gated12 ## the best 2D model by validation: convmem2d-gated12 (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d-gated12.npz --out results/eval-convmem2d-gated12-5x5.json
+train-2d-best: train-2d-gated12-distil6m ## the best 2D model by validation: convmem2d-gated12-distil6m (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-gated12-distil6m.npz --out results/eval-convmem2d-gated12-distil6m-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -173,8 +179,9 @@ define evaluate
 endef
 
 BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 \
-        convmem2d-gated12
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 convmem2d-gated12
+        convmem2d-gated12 convmem2d-gated12-distil6m
+SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 convmem2d-gated12 \
+        convmem2d-gated12-distil6m
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
@@ -183,8 +190,8 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
             convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
-            convmem2d-deep16-42
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42), like `beyond`
+            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -179,7 +179,7 @@ def _make_rules(text):
 
 def test_the_make_target_a_recipe_names_trains_that_recipe():
     """Each "(make TARGET)" of `flipnet train --list` is a Makefile target that runs the
-    recipe, itself or through a prerequisite (train-2d-best through its gated12 target)."""
+    recipe, itself or through a prerequisite (train-2d-best through its gated12-distil6m target)."""
     rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
     named = 0
     for name, recipe in RECIPES.items():

@@ -111,7 +111,7 @@ RECIPES = {r.name: r for r in (
            {**CONVMEM, "layers": 16, "epochs": 42}),
     Recipe("convmem2d-gated12", "convmem2d-deep12 whose residual branches start shut behind learnt "
            "gates (ReZero): it starts as a shallow network, so it skips the plateau deep runs "
-           "begin on; the best 2D model by validation within the hour (make train-2d-best)",
+           "begin on; the best 2D model by validation before the distillation (make train-2d-gated12)",
            {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
     Recipe("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's gates: does depth "
            "pay at the same work once the network starts shallow; tried, not kept (make "
@@ -143,6 +143,16 @@ RECIPES = {r.name: r for r in (
            "train-2d-distil)",
            {**CONVMEM, "layers": 8, "init": "results/convmem2d-deep.npz", "draw": 2_000_000,
             "lr": 0.001, "epochs": 8}),
+    Recipe("convmem2d-gated12-distil", "convmem2d-distil's 8 epochs from convmem2d-gated12: its "
+           "own 1-ply values of the new shapes of 2M random boards; tried, not kept (make "
+           "train-2d-gated12-distil)",
+           {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
+            "draw": 2_000_000, "lr": 0.001, "epochs": 8}),
+    Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12-distil with the new shapes of 6M "
+           "random boards instead of 2M; the best 2D model by validation within the hour, "
+           "convmem2d-gated12's training included (make train-2d-best)",
+           {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
+            "draw": 6_000_000, "lr": 0.001, "epochs": 8}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

@@ -24,7 +24,10 @@ MODELS = (
     ("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs, in the hour the "
                          "live-cell step leaves room for"),
     ("convmem2d-gated12", "convmem2d-deep12 with each residual branch behind a learnt gate that "
-                          "starts at zero (ReZero) (make train-2d-best)"),
+                          "starts at zero (ReZero)"),
+    ("convmem2d-gated12-distil6m", "convmem2d-gated12 trained 8 epochs more with the new shapes of "
+                                   "6M seeded random 5x5 boards, valued by its own 1-ply mex (no "
+                                   "label beyond the training ones) (make train-2d-best)"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
@@ -48,6 +51,8 @@ VARIANTS = (
     ("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48) over 26 epochs"),
     ("convmem2d-deep88", "convmem2d-deep48 over 88 epochs, in the hour the live-cell step leaves room for"),
     ("convmem2d-deep16-42", "convmem2d-deep12's work as 16 residual layers over 42 epochs"),
+    ("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's residual gates"),
+    ("convmem2d-gated12-distil", "convmem2d-gated12-distil6m's distillation with 2M boards instead of 6M"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
