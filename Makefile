@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-convmem-wide \
         train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
-        train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -149,6 +149,9 @@ train-2d-gated12-distil: train-2d-gated12 ## convmem2d-gated12 taught its own 1-
 train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the new shapes of 6M random boards (make train-2d-best)
 	$(TRAIN) convmem2d-gated12-distil6m
 
+train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-distil6m's distillation again, from distil6m (over the hour; not kept)
+	$(TRAIN) convmem2d-gated12-distil6m-r2
+
 train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (kept before the distillation)
 	$(TRAIN) convmem2d-gated12
 
@@ -190,8 +193,8 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
             convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
-            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil), like `beyond`
+            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -153,6 +153,11 @@ RECIPES = {r.name: r for r in (
            "convmem2d-gated12's training included (make train-2d-best)",
            {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
             "draw": 6_000_000, "lr": 0.001, "epochs": 8}),
+    Recipe("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's 8 epochs again, from "
+           "distil6m and with its 1-ply labels: a second round pays, but the three stages take "
+           "over the hour; tried, not kept (make train-2d-gated12-distil6m-r2)",
+           {**CONVMEM, "layers": 12, "residual_gates": True,
+            "init": "results/convmem2d-gated12-distil6m.npz", "draw": 6_000_000, "lr": 0.001, "epochs": 8}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

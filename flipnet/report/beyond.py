@@ -53,6 +53,8 @@ VARIANTS = (
     ("convmem2d-deep16-42", "convmem2d-deep12's work as 16 residual layers over 42 epochs"),
     ("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's residual gates"),
     ("convmem2d-gated12-distil", "convmem2d-gated12-distil6m's distillation with 2M boards instead of 6M"),
+    ("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's distillation again, from "
+                                      "distil6m and with its own 1-ply labels (three stages: over the hour)"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
