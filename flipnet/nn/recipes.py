@@ -22,6 +22,11 @@ CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "ad
            "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
            "augment": "symmetry", "tta": True, "flush_denormals": True}
 
+# convmem2d-distil's second stage (8 epochs at 0.001 on the table and drawn shapes valued
+# by the start's own one ply) from convmem2d-gated12; its variants change the draw or the start
+GATED12_DISTIL = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
+                  "draw": 2_000_000, "lr": 0.001, "epochs": 8}
+
 
 @dataclass(frozen=True)
 class Recipe:
@@ -146,18 +151,15 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-gated12-distil", "convmem2d-distil's 8 epochs from convmem2d-gated12: its "
            "own 1-ply values of the new shapes of 2M random boards; tried, not kept (make "
            "train-2d-gated12-distil)",
-           {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
-            "draw": 2_000_000, "lr": 0.001, "epochs": 8}),
+           GATED12_DISTIL),
     Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12-distil with the new shapes of 6M "
            "random boards instead of 2M; the best 2D model by validation within the hour, "
            "convmem2d-gated12's training included (make train-2d-best)",
-           {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
-            "draw": 6_000_000, "lr": 0.001, "epochs": 8}),
+           {**GATED12_DISTIL, "draw": 6_000_000}),
     Recipe("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's 8 epochs again, from "
            "distil6m and with its 1-ply labels: a second round pays, but the three stages take "
            "over the hour; tried, not kept (make train-2d-gated12-distil6m-r2)",
-           {**CONVMEM, "layers": 12, "residual_gates": True,
-            "init": "results/convmem2d-gated12-distil6m.npz", "draw": 6_000_000, "lr": 0.001, "epochs": 8}),
+           {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/convmem2d-gated12-distil6m.npz"}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
