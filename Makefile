@@ -16,6 +16,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
+        train-2d-distil-larger \
         train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
@@ -153,6 +154,9 @@ train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the
 train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-distil6m's distillation again, from distil6m (over the hour; not kept)
 	$(TRAIN) convmem2d-gated12-distil6m-r2
 
+train-2d-distil-larger: train-2d-gated12-distil6m ## distil6m-r2 also taught 6x6 and 7x7 shapes by its own 1-ply mex (reads larger boards; not kept)
+	$(TRAIN) convmem2d-gated12-distil-larger
+
 train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (kept before the distillation)
 	$(TRAIN) convmem2d-gated12
 
@@ -194,8 +198,9 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 # Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
             convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
-            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2), like `beyond`
+            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2 \
+            convmem2d-gated12-distil-larger
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2, -gated12-distil-larger), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -11,7 +11,7 @@ import pytensor.tensor as pt
 import pytest
 from cli_cases import interrupt_when, run, start, stderr_lines
 
-from flipnet.datasets.components import Components
+from flipnet.datasets.components import Components, key_shape
 from flipnet.datasets.hdf5 import write_table
 from flipnet.datasets.splits import uniform
 from flipnet.games import FlipGame
@@ -356,7 +356,6 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     every validation shape the table lacks; each error is the network's argmax against the
     shape's exact value (the DP table's), size by size."""
     from flipnet.datasets import read_split
-    from flipnet.datasets.components import key_shape
     from flipnet.nn.evaluate import load
     from flipnet.nn.shapetrain import new_shape_values
 
@@ -597,6 +596,20 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     drawn_only = share - not_drawn
     assert np.isclose(results["test_error"], drawn_only * results["test_error_new_shapes_all_drawn"]
                       + not_drawn * results["test_error_new_shapes_not_drawn"], atol=1e-3)
+    # shapes of larger boards too, each size from its own stream; the 4x4 run's frame
+    # grows to hold them
+    larger = run([*common, "--draw", 300, "--draw-boards", "5x5:200", "--out", "larger"], tmp_path)
+    assert larger.returncode == 0, larger.stderr
+    results = json.loads((tmp_path / "r" / "larger.json").read_text())
+    model, _ = ConvMemory.load(tmp_path / "r" / "larger.npz")
+    small = draw_shapes(4, 4, 300, 2016, start.known_shapes())
+    wide = draw_shapes(5, 5, 200, 2016, np.concatenate([start.known_shapes(), small]), stream=(5, 5))
+    assert np.array_equal(model.drawn, np.concatenate([small, wide])) and wide.size > 0
+    assert results["drawn_by_board"] == {"4x4": {"boards": 300, "shapes": small.size},
+                                         "5x5 (--draw-boards)": {"boards": 200, "shapes": wide.size}}
+    assert (np.maximum(*key_shape(wide)[:2]) == 5).any()  # shapes a 4x4 frame cannot hold were taught
+    known = np.concatenate([start.known_shapes(), small])
+    assert not np.array_equal(wide, draw_shapes(5, 5, 200, 2016, known))  # its own stream, not --draw's
     # a network of another size cannot start from it: one line, before any work
     other = run([*common, "--layers", 3], tmp_path)
     assert other.returncode == 2 and stderr_lines(other.stderr) == [

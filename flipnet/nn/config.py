@@ -20,6 +20,7 @@ ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far pas
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
 MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
+MAX_DRAWN_SIDE = 7  # --draw-boards: a shape key holds 52 cells, and 7x7 is the largest square in it
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):
@@ -79,6 +80,9 @@ class TrainConfig:
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
                            "boards, valued by the --init model's 1-ply mex (nn/drawn.py)", metavar="N")
+    draw_boards: str = setting("", "convmem2d with --init: also train on the new shapes of seeded random "
+                                   "boards of other sizes, valued the same way: 'ROWSxCOLS:N' (N boards), "
+                                   "comma-separated, sides up to 7", metavar="SIZES")
     option_weight: float = setting(0.0, "convmem2d: also teach each cell's set of option values "
                                         "read from the training labels, with this weight beside the "
                                         "value's loss (nn/options.py; 0: not)", metavar="W")
@@ -92,6 +96,24 @@ class TrainConfig:
     def architecture(self):
         """{channels, layers, hidden}: the network sizes this run sets (0: the model's own)."""
         return {name: getattr(self, name) for name in ARCHITECTURE_LIMITS}
+
+    def board_draws(self):
+        """[(rows, cols, boards)] of --draw-boards; a one-line error naming a bad part."""
+        draws = []
+        for part in filter(None, (p.strip() for p in self.draw_boards.split(","))):
+            size, _, count = part.partition(":")
+            rows, _, cols = size.partition("x")
+            if not (rows.isdigit() and cols.isdigit() and count.isdigit()):
+                raise FlipnetError(f"--draw-boards: {part!r} is not ROWSxCOLS:N (e.g. 6x6:600000)")
+            rows, cols, count = int(rows), int(cols), int(count)
+            if not (1 <= rows <= MAX_DRAWN_SIDE and 1 <= cols <= MAX_DRAWN_SIDE):
+                raise FlipnetError(f"--draw-boards: {part!r} has a side outside 1..{MAX_DRAWN_SIDE}")
+            if not 1 <= count <= MAX_DRAWN_BOARDS:
+                raise FlipnetError(f"--draw-boards: {part!r} draws a number of boards outside 1..{MAX_DRAWN_BOARDS}")
+            if any((rows, cols) == (r, c) for r, c, _ in draws):
+                raise FlipnetError(f"--draw-boards: {rows}x{cols} is given twice")
+            draws.append((rows, cols, count))
+        return draws
 
     def check(self):
         """A one-line FlipnetError for the first setting out of range."""
@@ -124,7 +146,7 @@ class TrainConfig:
         if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
             raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
         if self.model and self.model not in SIZED_MODELS:
-            for given, which in ((self.init or self.draw, "--init and --draw are settings"),
+            for given, which in ((self.init or self.draw or self.draw_boards, "--init and --draw are settings"),
                                  (self.global_pool, "--global-pool is a setting"),
                                  (self.equivariant, "--equivariant is a setting"),
                                  (self.residual_gates, "--residual-gates is a setting"),
@@ -137,6 +159,8 @@ class TrainConfig:
             raise FlipnetError("--equivariant takes neither --global-pool nor --option-weight")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
+        if self.board_draws() and not self.init:
+            raise FlipnetError("--draw-boards needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):
             choices = FIELDS[name].metadata["choices"]
             if getattr(self, name) not in choices:

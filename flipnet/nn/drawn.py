@@ -23,10 +23,10 @@ from flipnet.nn.oneply import one_ply
 CHUNK = 2048  # shapes labelled per call: progress and Ctrl-C between calls
 
 
-def draw_shapes(rows, cols, n_boards, seed, known_keys):
+def draw_shapes(rows, cols, n_boards, seed, known_keys, stream=()):
     """Sorted keys of the live components of `n_boards` uniform random rows x cols boards
-    (generator seeded by `seed`) that are not in `known_keys`."""
-    boards = np.random.default_rng([seed, 2]).integers(0, 1 << (rows * cols), size=n_boards, dtype=np.uint64)
+    (generator seeded by `seed` and the numbers in `stream`) that are not in `known_keys`."""
+    boards = np.random.default_rng([seed, 2, *stream]).integers(0, 1 << (rows * cols), size=n_boards, dtype=np.uint64)
     keys = np.unique(Components(rows, cols).shapes(boards))
     return keys[(keys != 0) & ~np.isin(keys, known_keys)]
 

@@ -134,15 +134,16 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         elif resume:
             log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
         taught = np.concatenate([table.keys, drawn["keys"]])
-        cells = render_cells(taught, model.side)
+        frame = max([model.side] + [max(r, c) for r, c, _ in config.board_draws()])  # holds every taught shape
+        cells = render_cells(taught, frame)
         values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
-        images = np.stack(cell_maps(model.side, model.side))
+        images = np.stack(cell_maps(frame, frame))
         option_report = {}
         if config.option_weight:  # each cell's option values, as far as the table fixes them
-            option_sets, option_certain = option_targets(taught, table, model.side)
+            option_sets, option_certain = option_targets(taught, table, frame)
             option_report = {"option_weight": config.option_weight,
                              "option_answers_certain": certain_share(option_certain)}
-        step = step_function(network, optimizer, model.side, config.option_weight) \
+        step = step_function(network, optimizer, frame, config.option_weight) \
             if run.epoch < config.epochs else None
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
 
@@ -217,15 +218,28 @@ def _sizes(network):
 
 def _drawn(config, start, table, rows, cols):
     """{"keys", "values", "report"} of the drawn shapes and their 1-ply labels (none
-    without --draw); the report says where they came from and what they cost."""
-    if not config.draw:
-        return {"keys": np.zeros(0, np.uint64), "values": np.zeros(0, np.int64), "report": {}}
+    without --draw or --draw-boards); the report says where they came from and what they
+    cost. The data's board is drawn from the stream [seed, 2], each --draw-boards size
+    from its own, [seed, 2, rows, cols]; a shape already drawn is not drawn again."""
+    draws = ([(rows, cols, config.draw, ())] if config.draw else []) + \
+        [(r, c, n, (r, c)) for r, c, n in config.board_draws()]
+    keys, values, by_board = [np.zeros(0, np.uint64)], [np.zeros(0, np.int64)], {}
+    if not draws:
+        return {"keys": keys[0], "values": values[0], "report": {}}
     tick = time.perf_counter()
-    keys = draw_shapes(rows, cols, config.draw, config.seed, table.keys)
-    values = one_ply_labels(start, keys)
+    for r, c, n_boards, stream in draws:
+        new = draw_shapes(r, c, n_boards, config.seed, np.concatenate([table.keys, *keys]), stream)
+        labeller = start if (r, c) == (start.rows, start.cols) else start.for_board(r, c)
+        values.append(one_ply_labels(labeller, new, f"1-ply labels, {r}x{c} shapes"))
+        keys.append(new)
+        by_board[f"{r}x{c}" + ("" if stream == () else " (--draw-boards)")] = \
+            {"boards": n_boards, "shapes": int(new.size)}
+    keys, values = np.concatenate(keys), np.concatenate(values)
     report = {"drawn_boards": config.draw, "drawn_shapes": int(keys.size),
               "drawn_labels": f"the 1-ply soft mex of {config.init} (its table and network)",
               "label_seconds": time.perf_counter() - tick}
+    if config.draw_boards:
+        report["drawn_by_board"] = by_board
     return {"keys": keys, "values": values, "report": report}
 
 

@@ -55,6 +55,10 @@ VARIANTS = (
     ("convmem2d-gated12-distil", "convmem2d-gated12-distil6m's distillation with 2M boards instead of 6M"),
     ("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's distillation again, from "
                                       "distil6m and with its own 1-ply labels (three stages: over the hour)"),
+    ("convmem2d-gated12-distil-larger", "convmem2d-gated12-distil6m-r2 also taught the new shapes of "
+                                        "600k 6x6 and 300k 7x7 seeded random boards by distil6m's own "
+                                        "1-ply mex: no value of a larger board is read, but larger "
+                                        "boards are, so not \"trained on 5x5 only\""),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
