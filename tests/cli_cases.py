@@ -35,10 +35,11 @@ def run(argv, cwd, timeout=180, file_size=None, env=None, stdin=""):
                           env=env or environment())
 
 
-def start(argv, cwd, env=None):
-    """A command started in the background (for a SIGINT while it works)."""
+def start(argv, cwd, env=None, stderr=subprocess.PIPE):
+    """A command started in the background (for a SIGINT while it works); `stderr` an
+    open file to watch its progress lines while it runs."""
     return subprocess.Popen([*FLIPNET, *map(str, argv)], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=limits(),
+                            stderr=stderr, text=True, preexec_fn=limits(),
                             env=env or environment())
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from cli_cases import interrupt_when, run, start, stderr_lines
+from cli_cases import environment, files_in, interrupt_when, run, start, stderr_lines
 
 from flipnet.datasets.components import Components, key_shape
 from flipnet.datasets.hdf5 import write_table
@@ -537,7 +537,8 @@ def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_hol
 
 def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
     """A real SIGINT to this process, under flipnet's handler, while the first chunk of
-    drawn shapes is valued: that chunk ends, no other starts, one line says nothing was kept.
+    drawn shapes is valued: that chunk ends, no other starts, one line says nothing was kept;
+    in the last chunk, the same (the labels are whole, but the run was asked to stop).
     (Through the command, 4x4 boards hold 1,279 shapes in all: fewer than one chunk.)"""
     import os
     import signal
@@ -550,26 +551,49 @@ def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
     assert keys.size > 2 * drawn.CHUNK
 
     class Uniform:  # stands in for a model: every value equally likely
-        def __init__(self, interrupt):
-            self.interrupt, self.calls = interrupt, []
+        def __init__(self, interrupt_at=None):
+            self.interrupt_at, self.calls = interrupt_at, []
 
         def probabilities(self, part_keys):
-            if self.interrupt and not self.calls:  # Ctrl-C in the middle of the first chunk
+            if len(self.calls) == self.interrupt_at:  # Ctrl-C in the middle of that chunk
                 os.kill(os.getpid(), signal.SIGINT)
             self.calls.append(len(part_keys))
             return np.full((len(part_keys), 16), 1 / 16)
 
-    cut, whole, first_chunk = Uniform(True), Uniform(False), Uniform(False)
+    n_chunks = -(-keys.size // drawn.CHUNK)  # one call of the model a chunk
+    cut, last, whole, first_chunk = Uniform(0), Uniform(n_chunks - 1), Uniform(), Uniform()
     before = signal.getsignal(signal.SIGINT)
     signals.install()
     try:
         with pytest.raises(Interrupted, match="^interrupted while labelling the drawn shapes; nothing was saved$"):
             drawn.one_ply_labels(cut, keys)
         assert drawn.one_ply_labels(whole, keys).shape == keys.shape  # the flag does not outlive its block
+        with pytest.raises(Interrupted):  # in the last chunk, with no chunk after it to stop before
+            drawn.one_ply_labels(last, keys)
     finally:
         signal.signal(signal.SIGINT, before)
     drawn.one_ply(first_chunk.probabilities, keys[:drawn.CHUNK])
-    assert cut.calls == first_chunk.calls and len(whole.calls) > len(cut.calls)
+    assert cut.calls == first_chunk.calls and len(whole.calls) == n_chunks == len(last.calls)
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_command_labels_its_drawn_shapes_saves_nothing(trained, tmp_path):
+    """A real SIGINT to `flipnet train --draw-boards` while it values the drawn shapes
+    (about 640 from 1,000 6x6 boards: 6 s, in one chunk, the last). No later chunk's
+    start would see the request, so the labelling itself must (before, the run went on
+    to train)."""
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err:
+        proc = start(["train", "convmem2d", "--data", trained / "sparse.h5", "--bucket", 0, "--batch", 16,
+                      "--epochs", 1, "--results-dir", tmp_path / "r", "--init", trained / "r" / "convmem2d.npz",
+                      "--draw-boards", "6x6:1000", "--out", "cut"], tmp_path, stderr=err,
+                     env=environment(FLIPNET_PROGRESS="1"))  # its bar says when labelling starts
+        code, _, _ = interrupt_when(proc, lambda: "1-ply labels, 6x6 shapes" in log.read_text(), settle=1.0)
+    lines = stderr_lines(log.read_text())
+    assert code == 130, lines
+    assert lines[-1] == "flipnet train: interrupted while labelling the drawn shapes; nothing was saved"
+    assert not [name for name in files_in(tmp_path / "r") if name.startswith("cut")] \
+        if (tmp_path / "r").exists() else True
 
 
 @pytest.mark.slow

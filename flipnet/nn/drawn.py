@@ -33,13 +33,18 @@ def draw_shapes(rows, cols, n_boards, seed, known_keys, stream=()):
 
 def one_ply_labels(model, keys, desc="1-ply labels"):
     """Each key's value by `model`'s 1-ply soft mex (its table and network for the parts),
-    with a progress bar; Ctrl-C stops between chunks."""
+    with a progress bar; Ctrl-C stops between chunks, or after the last."""
     values = np.empty(len(keys), np.int64)
     with bar(len(keys), desc, unit="shape") as progress, signals.deferred():
         for start in range(0, len(keys), CHUNK):
-            if signals.requested():
-                raise Interrupted("interrupted while labelling the drawn shapes; nothing was saved")
+            _stop_if_asked()
             part = keys[start:start + CHUNK]
             values[start:start + CHUNK] = one_ply(model.probabilities, part)
             progress.update(len(part))
+        _stop_if_asked()  # a Ctrl-C in the last chunk too: the block's end would forget it
     return values
+
+
+def _stop_if_asked():
+    if signals.requested():
+        raise Interrupted("interrupted while labelling the drawn shapes; nothing was saved")
