@@ -26,6 +26,8 @@ CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "ad
 # by the start's own one ply) from convmem2d-gated12; its variants change the draw or the start
 GATED12_DISTIL = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
                   "draw": 2_000_000, "lr": 0.001, "epochs": 8}
+# its second round: distil6m's draw again, valued by distil6m's own one ply
+GATED12_DISTIL6M_R2 = {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/convmem2d-gated12-distil6m.npz"}
 
 
 @dataclass(frozen=True)
@@ -159,13 +161,12 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's 8 epochs again, from "
            "distil6m and with its 1-ply labels: a second round pays, but the three stages take "
            "over the hour; tried, not kept (make train-2d-gated12-distil6m-r2)",
-           {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/convmem2d-gated12-distil6m.npz"}),
+           GATED12_DISTIL6M_R2),
     Recipe("convmem2d-gated12-distil-larger", "convmem2d-gated12-distil6m-r2 also taught the new "
            "shapes of 600k 6x6 and 300k 7x7 random boards, valued by distil6m's own 1-ply mex: the "
            "network teaches itself larger boards; no value of a board larger than 5x5 is read, but "
            "it reads larger boards, so it is not 'trained on 5x5 only' (make train-2d-distil-larger)",
-           {**GATED12_DISTIL, "draw": 6_000_000, "draw_boards": "6x6:600000,7x7:300000",
-            "init": "results/convmem2d-gated12-distil6m.npz"}),
+           {**GATED12_DISTIL6M_R2, "draw_boards": "6x6:600000,7x7:300000"}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

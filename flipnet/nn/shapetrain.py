@@ -229,8 +229,7 @@ def _drawn(config, start, table, rows, cols):
     tick = time.perf_counter()
     for r, c, n_boards, stream in draws:
         new = draw_shapes(r, c, n_boards, config.seed, np.concatenate([table.keys, *keys]), stream)
-        labeller = start if (r, c) == (start.rows, start.cols) else start.for_board(r, c)
-        values.append(one_ply_labels(labeller, new, f"1-ply labels, {r}x{c} shapes"))
+        values.append(one_ply_labels(start.for_board(r, c), new, f"1-ply labels, {r}x{c} shapes"))
         keys.append(new)
         by_board[f"{r}x{c}" + ("" if stream == () else " (--draw-boards)")] = \
             {"boards": n_boards, "shapes": int(new.size)}
