@@ -16,7 +16,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
-        train-2d-distil-larger \
+        train-2d-distil-larger train-2d-two-cores \
         train-2d-gated16-42 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
@@ -156,6 +156,11 @@ train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-dis
 
 train-2d-distil-larger: train-2d-gated12-distil6m ## distil6m-r2 also taught 6x6 and 7x7 shapes by its own 1-ply mex (reads larger boards; not kept)
 	$(TRAIN) convmem2d-gated12-distil-larger
+
+train-2d-two-cores: data/flip2d.h5 ## convmem2d-gated12 over 80 epochs, then distil6m and a second round, each step on two processes
+	$(TRAIN) convmem2d-gated12-80
+	$(TRAIN) convmem2d-gated12-80-distil6m
+	$(TRAIN) convmem2d-gated12-80-distil6m-r2
 
 train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (kept before the distillation)
 	$(TRAIN) convmem2d-gated12

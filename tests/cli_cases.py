@@ -35,16 +35,18 @@ def run(argv, cwd, timeout=180, file_size=None, env=None, stdin=""):
                           env=env or environment())
 
 
-def start(argv, cwd, env=None, stderr=subprocess.PIPE):
+def start(argv, cwd, env=None, stderr=subprocess.PIPE, group=False):
     """A command started in the background (for a SIGINT while it works); `stderr` an
-    open file to watch its progress lines while it runs."""
+    open file to watch its progress lines while it runs; `group`: in a process group of
+    its own, as a terminal runs a job (its process id is the group's)."""
     return subprocess.Popen([*FLIPNET, *map(str, argv)], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=stderr, text=True, preexec_fn=limits(),
-                            env=env or environment())
+                            env=env or environment(), start_new_session=group)
 
 
-def interrupt_when(proc, ready, settle=0.5, timeout=300):
-    """Send a real SIGINT once `ready()` holds (then `settle` seconds more); the output."""
+def interrupt_when(proc, ready, settle=0.5, timeout=300, group=False):
+    """Send a real SIGINT once `ready()` holds (then `settle` seconds more); the output.
+    `group`: to every process of the command's group, as Ctrl-C in a terminal does."""
     deadline = time.monotonic() + timeout
     while not ready():
         if proc.poll() is not None:
@@ -54,7 +56,10 @@ def interrupt_when(proc, ready, settle=0.5, timeout=300):
             raise AssertionError("the command never got ready to be interrupted")
         time.sleep(0.05)
     time.sleep(settle)
-    proc.send_signal(signal.SIGINT)
+    if group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     return proc.returncode, out, err
 

@@ -4,6 +4,8 @@ it is trained and chosen on, and the trained model on tiny boards and a larger o
 alone and with one ply of lookahead, through the real command."""
 
 import json
+import os
+import re
 
 import numpy as np
 import pytensor
@@ -20,6 +22,7 @@ from flipnet.nn.layers import log_softmax
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.oneply import one_ply
+from flipnet.nn.store import load_npz
 from flipnet.solve import table
 
 OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
@@ -594,6 +597,46 @@ def test_ctrl_c_while_the_command_labels_its_drawn_shapes_saves_nothing(trained,
     assert lines[-1] == "flipnet train: interrupted while labelling the drawn shapes; nothing was saved"
     written = files_in(tmp_path / "r") if (tmp_path / "r").exists() else set()
     assert not {name for name in written if name.startswith("cut")}
+
+
+@pytest.mark.slow
+def test_a_run_on_two_processes_repeats_bit_for_bit_and_keeps_its_count_on_resume(trained, tmp_path):
+    """--workers 2: the same weights twice, the one-process run's loss to rounding, and
+    a resume with another count refused (it would round differently)."""
+    common = ["train", "convmem2d", "--data", trained / "sparse.h5", "--bucket", 0, "--batch", 16,
+              "--epochs", 2, "--results-dir", tmp_path / "r"]
+    for name, workers in (("two", 2), ("again", 2), ("one", 1)):
+        done = run([*common, "--workers", workers, "--out", name], tmp_path)
+        assert done.returncode == 0, done.stderr
+    two, again, one = (load_npz(tmp_path / "r" / f"{name}.npz")[0] for name in ("two", "again", "one"))
+    assert two.keys() == again.keys() and all(np.array_equal(two[k], again[k]) for k in two)
+    results = {name: json.loads((tmp_path / "r" / f"{name}.json").read_text()) for name in ("two", "one")}
+    assert results["two"]["config"]["workers"] == 2 and results["two"]["overrides"]["workers"] == {
+        "recipe": 1, "run": 2}
+    assert results["two"]["curve"][0]["loss"] == pytest.approx(results["one"]["curve"][0]["loss"], rel=1e-3)
+    resumed = run([*common, "--out", "two", "--resume"], tmp_path)
+    assert resumed.returncode == 2 and stderr_lines(resumed.stderr) == [
+        f"flipnet train: error: {tmp_path}/r/two.ckpt.npz was made with workers=2 (now 1); drop "
+        "--resume to start over"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_stops_a_two_process_run_and_its_helper(trained, tmp_path):
+    """A terminal's Ctrl-C reaches every process of the job: the helper ignores it, the
+    run stops at its next safe point with one line, and no process of the group is left."""
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err:
+        proc = start(["train", "convmem2d", "--data", trained / "sparse.h5", "--bucket", 0, "--batch", 16,
+                      "--epochs", 1000, "--workers", 2, "--results-dir", tmp_path / "r", "--out", "cut"],
+                     tmp_path, stderr=err, env=environment(FLIPNET_PROGRESS="1"), group=True)
+        code, _, _ = interrupt_when(proc, lambda: "train cut" in log.read_text(), settle=1.0, group=True)
+    lines = stderr_lines(log.read_text())
+    assert code == 130, lines
+    assert re.fullmatch(r"flipnet train: interrupted (after epoch \d+; resume with --resume|before the "
+                        r"first epoch ended; nothing was saved)", lines[-1]), lines
+    assert not any("Traceback" in line or "KeyboardInterrupt" in line for line in lines)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # the group is empty: the helper ended with the run
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far pas
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
 MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
+MAX_WORKERS = 8  # --workers: processes of one training step
 MAX_DRAWN_SIDE = 7  # --draw-boards: a shape key holds 52 cells, and 7x7 is the largest square in it
 
 
@@ -83,6 +84,9 @@ class TrainConfig:
     draw_boards: str = setting("", "convmem2d with --init: also train on the new shapes of seeded random "
                                    "boards of other sizes, valued the same way: 'ROWSxCOLS:N' (N boards), "
                                    "comma-separated, sides up to 7", metavar="SIZES")
+    workers: int = setting(1, "convmem2d: processes that share each training step, one core each "
+                              "(nn/parallel.py); the weights are the same for the same seed and "
+                              "number of workers", metavar="N")
     option_weight: float = setting(0.0, "convmem2d: also teach each cell's set of option values "
                                         "read from the training labels, with this weight beside the "
                                         "value's loss (nn/options.py; 0: not)", metavar="W")
@@ -153,6 +157,12 @@ class TrainConfig:
                                  (self.option_weight, "--option-weight is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {self.workers}")
+        if self.workers > 1 and self.model and self.model not in SIZED_MODELS:
+            raise FlipnetError(f"--workers is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if self.workers > 1 and self.option_weight:
+            raise FlipnetError("--workers takes no --option-weight: the option sets are taught in one process")
         if self.equivariant and self.channels % 8:
             raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
         if self.equivariant and (self.global_pool or self.option_weight):

@@ -28,6 +28,10 @@ GATED12_DISTIL = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "resu
                   "draw": 2_000_000, "lr": 0.001, "epochs": 8}
 # its second round: distil6m's draw again, valued by distil6m's own one ply
 GATED12_DISTIL6M_R2 = {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/convmem2d-gated12-distil6m.npz"}
+# the same three stages on both cores (nn/parallel.py), the first stage over 80 epochs
+GATED12_80 = {**CONVMEM, "layers": 12, "epochs": 80, "residual_gates": True, "workers": 2}
+GATED12_80_DISTIL6M = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2,
+                       "init": "results/convmem2d-gated12-80.npz"}
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,15 @@ RECIPES = {r.name: r for r in (
            "network teaches itself larger boards; no value of a board larger than 5x5 is read, but "
            "it reads larger boards, so it is not 'trained on 5x5 only' (make train-2d-distil-larger)",
            {**GATED12_DISTIL6M_R2, "draw_boards": "6x6:600000,7x7:300000"}),
+    Recipe("convmem2d-gated12-80", "convmem2d-gated12 over 80 epochs, each step shared by two "
+           "processes (--workers 2, nn/parallel.py: 2x the steps an hour); the first of three stages "
+           "(make train-2d-two-cores)", GATED12_80),
+    Recipe("convmem2d-gated12-80-distil6m", "convmem2d-gated12-distil6m's second stage from "
+           "convmem2d-gated12-80, on two processes (make train-2d-two-cores)", GATED12_80_DISTIL6M),
+    Recipe("convmem2d-gated12-80-distil6m-r2", "its second round, from convmem2d-gated12-80-distil6m "
+           "and with its 1-ply labels, on two processes: the three stages within the hour (make "
+           "train-2d-two-cores)",
+           {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

@@ -15,6 +15,7 @@ taught the new shapes of random boards, valued by that model's 1-ply mex (`nn/dr
 The labels are made again on `--resume`, from the same file and seed: the same labels.
 """
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -40,6 +41,7 @@ from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
+from flipnet.nn.parallel import SplitStep
 from flipnet.nn.recipes import overrides, paper_protocol
 from flipnet.nn.train import SCHEDULES, Run, claimed
 
@@ -143,11 +145,10 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             option_sets, option_certain = option_targets(taught, table, frame)
             option_report = {"option_weight": config.option_weight,
                              "option_answers_certain": certain_share(option_certain)}
-        step = step_function(network, optimizer, frame, config.option_weight) \
-            if run.epoch < config.epochs else None
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
 
-        with bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
+        with _steps(config, network, optimizer, frame, run.epoch < config.epochs) as step, \
+                bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
@@ -191,6 +192,20 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     log(f"{config.name}: {len(table.keys)} shapes from the training labels, the network on "
         f"{len(valid_keys)} new validation shapes: {run.best_valid:.2%} wrong")
     return results
+
+
+@contextlib.contextmanager
+def _steps(config, network, optimizer, frame, needed):
+    """The run's training step (None if no epoch is left): in this process, or shared by
+    --workers processes (`nn/parallel.py`), which leaving the block stops."""
+    if not needed:
+        yield None
+    elif config.workers == 1:
+        yield step_function(network, optimizer, frame, config.option_weight)
+    else:
+        with SplitStep(network, optimizer, frame, config.workers, config.batch,
+                       config.flush_denormals) as step:
+            yield step
 
 
 def _moved(per_cell, which):

@@ -5,6 +5,7 @@ process, as ratios.
 whatever machine runs it; first calls (thread pools, compilation) are kept out.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -158,6 +159,9 @@ def bench_convmem():
     tied = convmem_step_seconds("live", equivariant=True)
     row("20 steps, D4 convolutions", "20 steps, plain ones", ours, tied,
         f"{tied / 20 * 1e3:.0f} ms per step (the weights spread from tied ones every step)")
+    shared = convmem_step_seconds("live", workers=2)
+    row("20 steps on two processes", "20 steps on one", ours, shared,
+        f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/parallel.py; needs a second idle core)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
     kept = _child_json(_CONVMEM_STEPS)
     system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
@@ -171,16 +175,18 @@ print(json.dumps(convmem_step_seconds("live")))
 """
 
 
-def convmem_step_seconds(layout, n=20, batch=512, **network):
+def convmem_step_seconds(layout, n=20, batch=512, workers=1, **network):
     """Seconds of `n` training steps of a fresh convmem2d-deep network (after one) on
     minibatches of `batch` shapes with 60% of their cells live (a taught shape has 15 of
     25), over the live cells ("live", flipnet's), over the whole frame with 3x3 windows
     gathered by slices ("frame") or by a shift-matrix product ("shift", the former way);
+    `workers` > 1: each step shared by that many processes (`nn/parallel.py`, live cells);
     `network`: MaskedConvNet settings beside its 8 layers."""
     from unittest import mock
 
     from flipnet.base.denormals import flushed
     from flipnet.nn import FLOAT, layouts, maskconv, optim
+    from flipnet.nn.parallel import SplitStep
     from flipnet.nn.shapetrain import step_function
 
     rng = np.random.default_rng(0)
@@ -188,9 +194,11 @@ def convmem_step_seconds(layout, n=20, batch=512, **network):
     values, lr = rng.integers(0, 8, batch), np.asarray(1e-3, FLOAT)
     gather = _shift_matrix_conv if layout == "shift" else layouts.conv3x3
     rows = layouts.LiveCells if layout == "live" else layouts.FrameCells
-    with mock.patch.object(layouts, "conv3x3", gather), flushed():
+    with mock.patch.object(layouts, "conv3x3", gather), flushed(), contextlib.ExitStack() as stack:
         net = maskconv.MaskedConvNet(0, layers=8, **network)
-        step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 5, layout=rows)
+        adam = optim.make("adam", net.params, clip_norm=2.0)
+        step = step_function(net, adam, 5, layout=rows) if workers == 1 else \
+            stack.enter_context(SplitStep(net, adam, 5, workers, batch, flush_denormals=True))
         step(cells, values, lr)
         return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]
 
