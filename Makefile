@@ -148,7 +148,7 @@ train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 resi
 train-2d-gated12-distil: train-2d-gated12 ## convmem2d-gated12 taught its own 1-ply values of the new shapes of 2M random boards (tried, not kept)
 	$(TRAIN) convmem2d-gated12-distil
 
-train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the new shapes of 6M random boards (make train-2d-best)
+train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the new shapes of 6M random boards (the best on one core)
 	$(TRAIN) convmem2d-gated12-distil6m
 
 train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-distil6m's distillation again, from distil6m (over the hour; not kept)
@@ -157,7 +157,7 @@ train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-dis
 train-2d-distil-larger: train-2d-gated12-distil6m ## distil6m-r2 also taught 6x6 and 7x7 shapes by its own 1-ply mex (reads larger boards; not kept)
 	$(TRAIN) convmem2d-gated12-distil-larger
 
-train-2d-two-cores: data/flip2d.h5 ## convmem2d-gated12 over 80 epochs, then distil6m and a second round, each step on two processes
+train-2d-two-cores: data/flip2d.h5 ## convmem2d-gated12 over 80 epochs, then distil6m and a second round, each step on two processes (make train-2d-best)
 	$(TRAIN) convmem2d-gated12-80
 	$(TRAIN) convmem2d-gated12-80-distil6m
 	$(TRAIN) convmem2d-gated12-80-distil6m-r2
@@ -175,8 +175,8 @@ train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels ove
 	$(TRAIN) convmem2d-d4-wide
 
 ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-gated12-distil6m ## the best 2D model by validation: convmem2d-gated12-distil6m (docs/results.md)
-	$(FLIPNET) evaluate results/convmem2d-gated12-distil6m.npz --out results/eval-convmem2d-gated12-distil6m-5x5.json
+train-2d-best: train-2d-two-cores ## the best 2D model by validation: convmem2d-gated12-80-distil6m-r2 (docs/results.md)
+	$(FLIPNET) evaluate results/convmem2d-gated12-80-distil6m-r2.npz --out results/eval-convmem2d-gated12-80-distil6m-r2-5x5.json
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
@@ -192,9 +192,9 @@ define evaluate
 endef
 
 BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 \
-        convmem2d-gated12 convmem2d-gated12-distil6m
+        convmem2d-gated12 convmem2d-gated12-distil6m convmem2d-gated12-80-distil6m-r2
 SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 convmem2d-gated12 \
-        convmem2d-gated12-distil6m
+        convmem2d-gated12-distil6m convmem2d-gated12-80-distil6m-r2
 beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json

@@ -62,7 +62,7 @@ def apply_function(network, optimizer):
 
 
 class _Flat:
-    """A float32 array in shared memory, cut into views of the given shapes."""
+    """One FLOAT array in shared memory, cut into views of the given shapes."""
 
     def __init__(self, shapes, context):
         sizes = [int(np.prod(s)) for s in shapes]

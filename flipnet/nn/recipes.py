@@ -159,8 +159,8 @@ RECIPES = {r.name: r for r in (
            "train-2d-gated12-distil)",
            GATED12_DISTIL),
     Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12-distil with the new shapes of 6M "
-           "random boards instead of 2M; the best 2D model by validation within the hour, "
-           "convmem2d-gated12's training included (make train-2d-best)",
+           "random boards instead of 2M; the best 2D model by validation within the hour on one "
+           "core, convmem2d-gated12's training included (make train-2d-gated12-distil6m)",
            {**GATED12_DISTIL, "draw": 6_000_000}),
     Recipe("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's 8 epochs again, from "
            "distil6m and with its 1-ply labels: a second round pays, but the three stages take "
@@ -177,8 +177,8 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-gated12-80-distil6m", "convmem2d-gated12-distil6m's second stage from "
            "convmem2d-gated12-80, on two processes (make train-2d-two-cores)", GATED12_80_DISTIL6M),
     Recipe("convmem2d-gated12-80-distil6m-r2", "its second round, from convmem2d-gated12-80-distil6m "
-           "and with its 1-ply labels, on two processes: the three stages within the hour (make "
-           "train-2d-two-cores)",
+           "and with its 1-ply labels, on two processes: the three stages within the hour; the best "
+           "2D model by validation (make train-2d-best)",
            {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,

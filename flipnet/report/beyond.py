@@ -27,7 +27,11 @@ MODELS = (
                           "starts at zero (ReZero)"),
     ("convmem2d-gated12-distil6m", "convmem2d-gated12 trained 8 epochs more with the new shapes of "
                                    "6M seeded random 5x5 boards, valued by its own 1-ply mex (no "
-                                   "label beyond the training ones) (make train-2d-best)"),
+                                   "label beyond the training ones)"),
+    ("convmem2d-gated12-80-distil6m-r2", "the same on two processes (--workers 2), so convmem2d-gated12 "
+                                         "trains 80 epochs, then that distillation and a second round "
+                                         "valued by its result's own 1-ply mex, all within the hour "
+                                         "(make train-2d-best)"),
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
