@@ -20,8 +20,8 @@ ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far pas
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
 MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
-MAX_WORKERS = 8  # --workers: processes of one training step
 MAX_DRAWN_SIDE = 7  # --draw-boards: a shape key holds 52 cells, and 7x7 is the largest square in it
+MAX_WORKERS = 8  # --workers: processes of one training step
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):

@@ -81,7 +81,7 @@ class SplitStep:
     def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False):
         if not 2 <= workers <= MAX_WORKERS:
             raise ValueError(f"a split step takes 2..{MAX_WORKERS} workers, got {workers}")
-        self.network, self.side, self.workers, self.max_batch = network, side, workers, max_batch
+        self.network, self.workers, self.max_batch = network, workers, max_batch
         self.gradient = gradient_function(network, side)
         self.apply = apply_function(network, optimizer)
         context = multiprocessing.get_context("fork")
