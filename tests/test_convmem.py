@@ -538,6 +538,28 @@ def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_hol
     assert np.array_equal(labels[covered], exact_values(keys[covered]))
 
 
+@pytest.mark.slow
+def test_validation_and_labels_shared_with_forked_processes_are_the_same_bits(trained, monkeypatch):
+    """A run with --workers shares its validation and its 1-ply labelling with forked
+    processes (`base/forked.py`): each chunk is computed alone, so the answers are the
+    one-process answers exactly, over several chunks (the shapes of 5x5 boards)."""
+    from flipnet.nn import drawn
+    from flipnet.nn.evaluate import load
+    from flipnet.nn.maskconv import CHUNK
+
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    model = model.for_board(5, 5)
+    keys = drawn.draw_shapes(5, 5, 20000, seed=8, known_keys=model.known_shapes())
+    assert keys.size > 2 * CHUNK
+    alone = model.network_probabilities(keys)
+    for workers in (2, 3):
+        assert np.array_equal(model.network_probabilities(keys, workers), alone)
+    monkeypatch.setattr(drawn, "CHUNK", 128)  # several chunks to label, in less time
+    labels = drawn.one_ply_labels(model, keys[:500])
+    assert np.array_equal(drawn.one_ply_labels(model, keys[:500], workers=3), labels)
+    assert len(np.unique(labels)) > 1  # labels that could differ
+
+
 def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
     """A real SIGINT to this process, under flipnet's handler, while the first chunk of
     drawn shapes is valued: that chunk ends, no other starts, one line says nothing was kept;

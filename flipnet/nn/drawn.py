@@ -16,6 +16,7 @@ import numpy as np
 
 from flipnet.base import signals
 from flipnet.base.errors import Interrupted
+from flipnet.base.forked import forked_map
 from flipnet.base.progress import bar
 from flipnet.datasets.components import Components
 from flipnet.nn.oneply import one_ply
@@ -31,18 +32,23 @@ def draw_shapes(rows, cols, n_boards, seed, known_keys, stream=()):
     return keys[(keys != 0) & ~np.isin(keys, known_keys)]
 
 
-def one_ply_labels(model, keys, desc="1-ply labels"):
+def one_ply_labels(model, keys, desc="1-ply labels", workers=1):
     """Each key's value by `model`'s 1-ply soft mex (its table and network for the parts),
-    with a progress bar; Ctrl-C stops between chunks, or after the last."""
-    values = np.empty(len(keys), np.int64)
+    with a progress bar; Ctrl-C stops between chunks, or after the last. With `workers`,
+    the chunks are shared with forked processes (`base/forked.py`): the same labels."""
+    chunks = [keys[start:start + CHUNK] for start in range(0, len(keys), CHUNK)]
+    if workers > 1:
+        model.compile()  # once, before the forks
+
     with bar(len(keys), desc, unit="shape") as progress, signals.deferred():
-        for start in range(0, len(keys), CHUNK):
+        def done(_, labels):
+            progress.update(len(labels))
             _stop_if_asked()
-            part = keys[start:start + CHUNK]
-            values[start:start + CHUNK] = one_ply(model.probabilities, part)
-            progress.update(len(part))
+
+        _stop_if_asked()
+        labels = forked_map(lambda part: one_ply(model.probabilities, part), chunks, workers, done)
         _stop_if_asked()  # a Ctrl-C in the last chunk too: the block's end would forget it
-    return values
+    return np.concatenate(labels) if labels else np.zeros(0, np.int64)
 
 
 def _stop_if_asked():

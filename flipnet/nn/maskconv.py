@@ -23,6 +23,7 @@ from flipnet.nn.layers import log_softmax
 from flipnet.nn.layouts import FrameCells, LiveCells
 from flipnet.nn.options import N_BITS
 
+CHUNK = 2048  # shapes a call of the compiled function takes
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
 
 
@@ -156,7 +157,7 @@ class MaskedConvNet:
             self._compiled[side] = lambda cells: fn(*layout.feed(cells))
         return self._compiled[side]
 
-    def probabilities(self, keys, side, average=True, chunk=2048):
+    def probabilities(self, keys, side, average=True, chunk=CHUNK):
         """(keys, n_classes) distribution of each shape key's value, its cells drawn in a
         side x side frame; `average`: the normalised geometric mean over the frame's 8
         symmetries (each shape's images are the same shape)."""

@@ -16,9 +16,7 @@ back; one that dies is noticed at the next step. A helper whose parent dies read
 end of its pipe and exits.
 """
 
-import contextlib
 import multiprocessing
-import signal
 import traceback
 
 import numpy as np
@@ -27,17 +25,11 @@ import pytensor.tensor as pt
 
 from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
+from flipnet.base.forked import ctrl_c_held, ignore_ctrl_c, part_bounds
 from flipnet.nn import FLOAT
 from flipnet.nn.config import MAX_WORKERS
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
-
-
-def part_bounds(n, parts):
-    """[(start, stop)] of `parts` contiguous parts of n rows, the larger ones first."""
-    sizes = [n // parts + (k < n % parts) for k in range(parts)]
-    stops = np.cumsum(sizes)
-    return [(int(stop - size), int(stop)) for size, stop in zip(sizes, stops)]
 
 
 def gradient_function(network, side, layout=LiveCells):
@@ -97,7 +89,7 @@ class SplitStep:
             helper = context.Process(target=_serve, daemon=True,
                                      args=(self.gradient, network, self.weights, grads, cells, values,
                                            theirs, ours, flush_denormals))
-            with _no_ctrl_c():  # the helper starts ignoring it (and sets that itself)
+            with ctrl_c_held():  # the helper starts ignoring it (and sets that itself)
                 helper.start()
             theirs.close()
             self.helpers.append((helper, grads, cells, np.frombuffer(values, dtype=np.int64)))
@@ -167,23 +159,10 @@ def _receive(pipe):
         return "stopped", None
 
 
-@contextlib.contextmanager
-def _no_ctrl_c():
-    """SIGINT held back in this thread: a process forked inside starts with it blocked, so
-    a Ctrl-C before it sets its own handling cannot stop it with a traceback; one that
-    came meanwhile reaches this process at the end."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, flush_denormals):
     """A helper's loop: for each (rows, weight) request, the part's gradient at the
     current weights; None or the parent's end of the pipe closing ends it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    ignore_ctrl_c()
     parents_end.close()  # so that recv sees the end of the pipe when the parent is gone
     values = np.frombuffer(values, dtype=np.int64)
     with flushed(flush_denormals):

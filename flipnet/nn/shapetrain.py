@@ -116,7 +116,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                                f"labels leave open, so there is nothing to choose an epoch on")
 
         def validate():
-            return error_rate(model.network_probabilities(valid_keys).argmax(axis=1), valid_values)
+            return error_rate(model.network_probabilities(valid_keys, config.workers).argmax(axis=1),
+                              valid_values)
 
         drawn = _drawn(config, start, table, rows, cols)
         if start is not None:  # where the run started, and that start's own figure and time
@@ -244,7 +245,8 @@ def _drawn(config, start, table, rows, cols):
     tick = time.perf_counter()
     for r, c, n_boards, stream in draws:
         new = draw_shapes(r, c, n_boards, config.seed, np.concatenate([table.keys, *keys]), stream)
-        values.append(one_ply_labels(start.for_board(r, c), new, f"1-ply labels, {r}x{c} shapes"))
+        values.append(one_ply_labels(start.for_board(r, c), new, f"1-ply labels, {r}x{c} shapes",
+                                     config.workers))
         keys.append(new)
         by_board[f"{r}x{c}" + ("" if stream == () else " (--draw-boards)")] = \
             {"boards": n_boards, "shapes": int(new.size)}
