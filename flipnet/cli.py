@@ -138,6 +138,9 @@ def build_parser():
     p.add_argument("--with", dest="partners", nargs="+", default=[], metavar="MODEL_FILE",
                    help="more component models: evaluate the ensemble (geometric mean of their "
                         "shape distributions)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="with --one-ply: value the new shapes on N processes, one core each "
+                        "(forked; the same figures)")
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_evaluate)
 
@@ -374,10 +377,14 @@ def cmd_evaluate(args):
     from flipnet.base.files import check_writable, write_json
     from flipnet.nn.evaluate import evaluate_file
 
+    from flipnet.nn.config import MAX_WORKERS
+
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {args.workers}")
     if args.out:
         check_writable(args.out)
     record = evaluate_file(args.model_file, args.data, args.bucket,
-                           lookahead=args.one_ply and args.mex, partners=args.partners)
+                           lookahead=args.one_ply and args.mex, partners=args.partners, workers=args.workers)
     where = f", bucket {record['bucket']}" if "bucket" in record else ""
     how = f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else ""
     print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")

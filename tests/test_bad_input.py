@@ -166,6 +166,8 @@ CASES = [
     # evaluate and predict
     ("evaluate-missing", ["evaluate", "/nonexistent.npz"], "model file /nonexistent.npz not found"),
     ("evaluate-dir", ["evaluate", "."], "model file . is not a file"),
+    ("evaluate-workers-0", ["evaluate", "x.npz", "--one-ply", "--workers", "0"], "--workers must be in 1..8, got 0"),
+    ("evaluate-workers-huge", ["evaluate", "x.npz", "--workers", "9"], "--workers must be in 1..8, got 9"),
     ("evaluate-garbage", ["evaluate", F + "/garbage.npz"], "is not a flipnet model file (not an .npz archive)"),
     ("evaluate-truncated", ["evaluate", F + "/truncated.npz"], "is not a flipnet model file (truncated or corrupt?)"),
     ("evaluate-pickle", ["evaluate", F + "/pickle.npz"], "is not a flipnet model file (it holds Python objects)"),

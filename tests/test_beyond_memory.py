@@ -4,7 +4,6 @@ and models that read boards of other sizes."""
 
 import numpy as np
 import pytest
-from conftest import write_tiny_dataset
 
 from flipnet.datasets.components import Components, key_shape, options
 from flipnet.datasets.shapes import FEATURES, ShapeTable, describe

@@ -282,6 +282,22 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
 
 
 @pytest.mark.slow
+def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch):
+    """`flipnet evaluate --one-ply --workers N`: chunks of new shapes valued by forked
+    processes, the values of one process (several chunks: 5x5 positions, chunks of 32)."""
+    from flipnet.nn import evaluate
+
+    model, meta = evaluate.load(trained / "r" / "convmem2d.npz")
+    big = evaluate.on_board(model, 5, 5, "5x5 positions")
+    states = np.random.default_rng(1).integers(0, 1 << 25, size=400, dtype=np.uint64)
+    monkeypatch.setattr(evaluate, "CHUNK", 32)
+    alone = evaluate.predictor(big, meta, "soft")(states)
+    assert np.array_equal(evaluate.predictor(big, meta, "soft", workers=3)(states), alone)
+    keys = Components(5, 5).keys(Components(5, 5).split(states))
+    assert np.unique(keys[(keys != 0) & ~np.isin(keys, model.known_shapes())]).size > 3 * 32
+
+
+@pytest.mark.slow
 def test_evaluate_gives_the_rows_of_the_table(trained):
     alone = run(["evaluate", trained / "r" / "convmem2d.npz", "--out", trained / "alone.json"], trained)
     ply = run(["evaluate", trained / "r" / "convmem2d.npz", "--one-ply", "--out", trained / "ply.json"], trained)
@@ -292,6 +308,10 @@ def test_evaluate_gives_the_rows_of_the_table(trained):
     assert np.isclose(a["error"], results["test_error"])
     assert a["error_known_shapes"] == b["error_known_shapes"] == 0.0  # one ply only on new shapes
     assert b["error_new_shapes"] < a["error_new_shapes"]  # children in a 5% table: the mex helps
+    shared = run(["evaluate", trained / "r" / "convmem2d.npz", "--one-ply", "--workers", 2, "--out",
+                  trained / "shared.json"], trained)
+    assert shared.returncode == 0, shared.stderr
+    assert json.loads((trained / "shared.json").read_text())["parts"] == json.loads((trained / "ply.json").read_text())["parts"]
     hard = run(["evaluate", trained / "r" / "convmem2d.npz", "--one-ply", "--mex", "hard", "--out",
                 trained / "hard.json"], trained)
     assert hard.returncode == 0 and "+ 1-ply mex (hard) on new shapes" in hard.stdout, hard.stderr
@@ -597,7 +617,7 @@ def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
             drawn.one_ply_labels(last, keys)
     finally:
         signal.signal(signal.SIGINT, before)
-    drawn.one_ply(first_chunk.probabilities, keys[:drawn.CHUNK])
+    one_ply(first_chunk.probabilities, keys[:drawn.CHUNK])
     assert cut.calls == first_chunk.calls and len(whole.calls) == n_chunks == len(last.calls)
 
 

@@ -11,10 +11,9 @@ Nothing in it is read from a solver or from validation or test labels.
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import CHUNK, MaskedConvNet
+from flipnet.nn.maskconv import MaskedConvNet
 from flipnet.nn.store import load_npz, save_npz
 
 NAME = "convmem2d"
@@ -49,15 +48,9 @@ class ConvMemory:
         self.network.log_probs_function(self.side)
 
     def network_probabilities(self, keys, workers=1):
-        """The network's own distribution of each key's value (table or not). With
-        `workers`, the network's chunks are shared with forked processes: the same answer."""
-        if workers == 1:
-            return self.network.probabilities(keys, self.side, self.average)
-        self.compile()
-        chunks = [keys[i:i + CHUNK] for i in range(0, len(keys), CHUNK)]
-        parts = forked_map(lambda part: self.network.probabilities(part, self.side, self.average),
-                           chunks, workers)
-        return np.concatenate(parts) if parts else np.zeros((0, self.n_classes))
+        """The network's own distribution of each key's value (table or not); `workers`:
+        its chunks shared with forked processes (the same answer)."""
+        return self.network.probabilities(keys, self.side, self.average, workers=workers)
 
     def probabilities(self, keys):
         """(keys, n_classes): certain for a shape in the table, the network's otherwise."""

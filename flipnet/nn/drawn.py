@@ -16,12 +16,9 @@ import numpy as np
 
 from flipnet.base import signals
 from flipnet.base.errors import Interrupted
-from flipnet.base.forked import forked_map
 from flipnet.base.progress import bar
 from flipnet.datasets.components import Components
-from flipnet.nn.oneply import one_ply
-
-CHUNK = 2048  # shapes labelled per call: progress and Ctrl-C between calls
+from flipnet.nn.oneply import CHUNK, one_ply_chunks
 
 
 def draw_shapes(rows, cols, n_boards, seed, known_keys, stream=()):
@@ -36,7 +33,6 @@ def one_ply_labels(model, keys, desc="1-ply labels", workers=1):
     """Each key's value by `model`'s 1-ply soft mex (its table and network for the parts),
     with a progress bar; Ctrl-C stops between chunks, or after the last. With `workers`,
     the chunks are shared with forked processes (`base/forked.py`): the same labels."""
-    chunks = [keys[start:start + CHUNK] for start in range(0, len(keys), CHUNK)]
     if workers > 1:
         model.compile()  # once, before the forks
 
@@ -46,9 +42,9 @@ def one_ply_labels(model, keys, desc="1-ply labels", workers=1):
             _stop_if_asked()
 
         _stop_if_asked()
-        labels = forked_map(lambda part: one_ply(model.probabilities, part), chunks, workers, done)
+        labels = one_ply_chunks(model.probabilities, keys, CHUNK, workers, done)
         _stop_if_asked()  # a Ctrl-C in the last chunk too: the block's end would forget it
-    return np.concatenate(labels) if labels else np.zeros(0, np.int64)
+    return labels
 
 
 def _stop_if_asked():

@@ -64,6 +64,12 @@ class ComponentEnsemble:
         for model in self.members:
             check_labels(model, split, path)
 
+    def compile(self):
+        """Build the members' functions now (before forking helpers that use them)."""
+        for predictor in self._predictors:
+            if hasattr(predictor, "compile"):
+                predictor.compile()
+
     def probabilities(self, keys):
         """(keys, values): the normalised geometric mean of the members' distributions."""
         log_sum = sum(np.log(np.maximum(p.probabilities(keys), 1e-30)) for p in self._predictors)

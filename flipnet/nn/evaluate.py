@@ -11,6 +11,7 @@ only of shapes met in training and positions holding a new shape.
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.progress import bar
 from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, new_shape_positions, split_errors
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
@@ -22,7 +23,7 @@ from flipnet.nn.ensemble import ComponentEnsemble
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.metrics import error_rate, evaluated
 from flipnet.nn.models import check_labels
-from flipnet.nn.oneply import one_hot, one_ply
+from flipnet.nn.oneply import CHUNK, one_hot, one_ply_chunks
 from flipnet.nn.store import load_model, load_npz
 
 
@@ -64,11 +65,13 @@ def known_shapes(model, meta):
     return np.unique(Components(model.rows, model.cols).shapes(split.train[0]))
 
 
-def predictor(model, meta, lookahead=False):
+def predictor(model, meta, lookahead=False, workers=1):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
     never met in training (the 'model + 1-ply mex' rows). `lookahead`: False, "soft"
     (or True: the most likely mex of the children's distributions, `nn/oneply.py`) or
-    "hard" (the mex of the children's most likely values)."""
+    "hard" (the mex of the children's most likely values). The lookahead values chunks
+    of shapes with a progress bar, shared with `workers` forked processes: the same
+    values whatever the number."""
     component_model = hasattr(model, "components")  # networks of components, the lookup, an ensemble
     values_positions = isinstance(model, (ShapeLookup, ComponentEnsemble, ConvMemory))  # called with states
     if not lookahead:
@@ -96,8 +99,14 @@ def predictor(model, meta, lookahead=False):
         if seen.any():
             values[seen] = value(shapes[seen])
         if not seen.all():
-            values[~seen] = one_ply(probs, shapes[~seen])
+            new = shapes[~seen]
+            with bar(len(new), "1-ply values", unit="shape") as progress:
+                values[~seen] = one_ply_chunks(probs, new, CHUNK, workers,
+                                               lambda _, part: progress.update(len(part)))
         return values
+
+    if workers > 1 and hasattr(model, "compile"):
+        model.compile()  # once, before the forks
 
     return lambda states: components.position_values(states, shape_values)
 
@@ -122,10 +131,11 @@ def trained_data(model_file, meta, data=None, bucket=None):
     return trained, data, trained.get("bucket", 0) if bucket is None else bucket
 
 
-def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=()):
+def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=(), workers=1):
     """{"model", "data", "board", "lookahead", "parts": {name: errors}} for a table's split
     (train, valid, test) or a sample (one part per density). With `partners` (more model
-    files), the ensemble of all of them (`ComponentEnsemble`)."""
+    files), the ensemble of all of them (`ComponentEnsemble`). `workers`: processes
+    for the lookahead (the same figures)."""
     model, meta = load(model_file)
     if partners:
         model = ComponentEnsemble([(model, meta)] + [load(f) for f in partners],
@@ -137,7 +147,7 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
         sample = read_sample(data)
         rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
         model = on_board(model, rows, cols, data)
-        predict = predictor(model, meta, lookahead)
+        predict = predictor(model, meta, lookahead, workers)
         parts = {}
         for density in sample.attrs["densities"]:
             states, labels = sample.at(density)
@@ -151,7 +161,7 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
             model.check_labels(split, data)
         elif not isinstance(model, (ShapeLookup, ConvMemory)):
             check_labels(model, split, data)
-        predict = predictor(model, meta, lookahead)
+        predict = predictor(model, meta, lookahead, workers)
         eval_batch = int(trained.get("eval_batch", 0) or 0)
         parts = {}
         for part in ("train", "valid", "test"):

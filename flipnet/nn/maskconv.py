@@ -16,6 +16,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
+from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, d4
@@ -157,19 +158,21 @@ class MaskedConvNet:
             self._compiled[side] = lambda cells: fn(*layout.feed(cells))
         return self._compiled[side]
 
-    def probabilities(self, keys, side, average=True, chunk=CHUNK):
+    def probabilities(self, keys, side, average=True, chunk=CHUNK, workers=1):
         """(keys, n_classes) distribution of each shape key's value, its cells drawn in a
         side x side frame; `average`: the normalised geometric mean over the frame's 8
-        symmetries (each shape's images are the same shape)."""
+        symmetries (each shape's images are the same shape). With `workers`, the chunks
+        are shared with forked processes (`base/forked.py`): the same answer, bit for bit."""
         keys = np.asarray(keys, np.uint64)
-        f = self.log_probs_function(side)
+        f = self.log_probs_function(side)  # built here, before any fork
         maps = cell_maps(side, side) if average else [np.arange(side * side)]
-        out = np.empty((keys.size, self.n_classes))
-        for i in range(0, keys.size, chunk):
-            cells = render_cells(keys[i:i + chunk], side)
-            log_mean = sum(f(cells[:, image]) for image in maps) / len(maps)
-            out[i:i + chunk] = _softmax(log_mean)
-        return out
+
+        def chunk_probabilities(start):
+            cells = render_cells(keys[start:start + chunk], side)
+            return _softmax(sum(f(cells[:, image]) for image in maps) / len(maps))
+
+        parts = forked_map(chunk_probabilities, range(0, keys.size, chunk), workers)
+        return np.concatenate(parts) if parts else np.empty((0, self.n_classes))
 
     def get_values(self):
         return {n: p.get_value() for n, p in zip(self.names, self.params)}

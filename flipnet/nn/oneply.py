@@ -15,7 +15,10 @@ model alone, never in its place.
 
 import numpy as np
 
+from flipnet.base.forked import forked_map
 from flipnet.datasets.components import options
+
+CHUNK = 2048  # shapes valued a call: progress and Ctrl-C between calls
 
 
 def walsh_hadamard(n_values):
@@ -55,6 +58,16 @@ def one_ply(component_probs, keys):
     option_probs = option_distributions(part_probs, part_start)
     return np.array([mex_distribution(option_probs[option_start[i]:option_start[i + 1]]).argmax()
                      for i in range(len(keys))], np.int64)
+
+
+def one_ply_chunks(component_probs, keys, chunk, workers=1, done=None):
+    """`one_ply` over chunks of `chunk` keys, shared with `workers` forked processes
+    (`base/forked.py`): the same values whatever the number of workers, each chunk valued
+    alone. `done(index, values)` here for each chunk (progress, a stop)."""
+    keys = np.asarray(keys, np.uint64)
+    parts = forked_map(lambda start: one_ply(component_probs, keys[start:start + chunk]),
+                       range(0, keys.size, chunk), workers, done)
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 def one_hot(component_value, n_values=16):

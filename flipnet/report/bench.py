@@ -162,6 +162,11 @@ def bench_convmem():
     shared = convmem_step_seconds("live", workers=2)
     row("20 steps on two processes", "20 steps on one", ours, shared,
         f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/parallel.py; needs a second idle core)")
+    valid, labels = convmem_forward_seconds()
+    row("validation on two processes", "on one", valid[0], valid[1],
+        f"{valid[1] * 1e3:.0f} ms for {valid[2]:,} new shapes (base/forked.py; the same bits)")
+    row("1-ply labels on two processes", "on one", labels[0], labels[1],
+        f"{labels[1]:.1f} s for {labels[2]:,} drawn shapes (the same labels)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
     kept = _child_json(_CONVMEM_STEPS)
     system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
@@ -173,6 +178,29 @@ import json
 from flipnet.report.bench import convmem_step_seconds
 print(json.dumps(convmem_step_seconds("live")))
 """
+
+
+def convmem_forward_seconds():
+    """([one, two] seconds, n) of convmem2d-deep's validation pass over the n new shapes
+    of 20,000 seeded 5x5 boards, and ([one, two] seconds, n) of 1-ply labels of n of them
+    (a table holding the shapes of 2,000 other boards, all valued 0: the work, not the
+    answers, is timed): in one process, then shared with a forked one (`base/forked.py`).
+    The function is built and run once first, as in a run."""
+    from flipnet.datasets.components import Components
+    from flipnet.nn.convmem import ConvMemory
+    from flipnet.nn.drawn import draw_shapes, one_ply_labels
+    from flipnet.nn.lookup import ShapeLookup
+    from flipnet.nn.maskconv import MaskedConvNet
+
+    boards = np.random.default_rng([0, 1]).integers(0, 1 << 25, size=2000, dtype=np.uint64)
+    table = ShapeLookup.fit(boards, np.zeros(boards.size, np.int64), 5, 5)
+    model = ConvMemory(MaskedConvNet(0, layers=8), table, 5, 5)
+    model.network_probabilities(np.unique(Components(5, 5).shapes(boards[:10])))  # built and run once
+    keys = draw_shapes(5, 5, 20000, 0, np.unique(Components(5, 5).shapes(boards)))
+    valid = [timed(lambda: model.network_probabilities(keys, workers))[0] for workers in (1, 2)]
+    labelled = keys[:4096]
+    labels = [timed(lambda: one_ply_labels(model, labelled, workers=workers))[0] for workers in (1, 2)]
+    return (*valid, keys.size), (*labels, labelled.size)
 
 
 def convmem_step_seconds(layout, n=20, batch=512, workers=1, **network):

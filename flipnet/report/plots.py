@@ -3,8 +3,6 @@
 matplotlib draws off-screen (the Agg backend), so no display is needed.
 """
 
-from pathlib import Path
-
 import numpy as np
 
 from flipnet.base.files import atomic_path, ensure_dir
