@@ -180,14 +180,14 @@ train-2d-best: train-2d-two-cores ## the best 2D model by validation: convmem2d-
 
 # $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
 # BOARDS (only models that read any board), alone and with one ply of lookahead on the
-# shapes it never met -> results/eval-MODEL-BOARD[-1ply].json
+# shapes it never met (on two processes: the same figures) -> results/eval-MODEL-BOARD[-1ply].json
 define evaluate
 	for m in $(1); do \
 	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
-	  $(FLIPNET) evaluate results/$$m.npz --one-ply --out results/eval-$$m-5x5-1ply.json || exit 1; done
+	  $(FLIPNET) evaluate results/$$m.npz --one-ply --workers 2 --out results/eval-$$m-5x5-1ply.json || exit 1; done
 	for m in $(2); do for b in 6x6 7x7; do \
 	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --out results/eval-$$m-$$b.json || exit 1; \
-	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --out results/eval-$$m-$$b-1ply.json \
+	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --workers 2 --out results/eval-$$m-$$b-1ply.json \
 	    || exit 1; done; done
 endef
 

@@ -500,6 +500,25 @@ def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gate
     assert all(abs(g) > 1e-3 for g in grads[0::2]) and all(not g.any() for g in grads[1::2])
 
 
+@pytest.mark.parametrize("equivariant", [False, True])
+def test_no_parameter_is_0d_and_gates_kept_as_scalars_still_load(equivariant):
+    """Numba code that PyTensor loads from its compile cache updated 0-d parameters a
+    rounding away from freshly compiled code, so a run's weights depended on the cache
+    (docs/results.md, eleventh session): no parameter is 0-d, and the model files that
+    kept each gate as a scalar still load."""
+    kinds = dict(layers=3, residual_gates=True, global_pool=not equivariant, equivariant=equivariant)
+    net = MaskedConvNet(6, **kinds)
+    assert all(p.get_value().ndim >= 1 for p in net.params)
+    kept = {k: (np.float32(0.25 * (1 + i)) if k.endswith("_gate") else v)
+            for i, (k, v) in enumerate(net.get_values().items())}
+    loaded = MaskedConvNet(0, **kinds)
+    loaded.set_values(kept)
+    gates = [k for k in kept if k.endswith("_gate")]
+    assert len(gates) == 3 and all(loaded.get_values()[k].tolist() == [kept[k]] for k in gates)
+    with pytest.raises(ValueError, match="parameter conv0_gate has shape \\(2,\\), the network expects \\(1,\\)"):
+        loaded.set_values({**kept, "conv0_gate": np.zeros(2)})
+
+
 def test_a_shape_that_fills_its_frame_reads_as_in_a_larger_one_with_negative_activations(py_mode):
     net = MaskedConvNet(4, channels=3, layers=2, hidden=8, residual_gates=True, global_pool=True)
     rng = np.random.default_rng(5)  # gates at -3: the residual branches drive channels below zero

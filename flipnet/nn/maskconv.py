@@ -90,7 +90,10 @@ class MaskedConvNet:
         if self.global_pool:
             init.update({f"conv{k}_G": np.zeros((2 * c, c)) for k in range(layers)})
         if self.residual_gates:
-            init.update({f"conv{k}_gate": np.zeros(()) for k in range(layers)})
+            # 1-element vectors, not 0-d: Numba code that PyTensor loads from its compile
+            # cache updates 0-d parameters a rounding away from freshly compiled code, so a
+            # run's weights depended on the cache (docs/results.md, eleventh session)
+            init.update({f"conv{k}_gate": np.zeros(1) for k in range(layers)})
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self.memory = None  # what the trainer's Run expects of a model
@@ -126,7 +129,7 @@ class MaskedConvNet:
                 shape_wide = pt.concatenate([framed.sum(axis=1) / count, _cells_max(framed)], axis=1)
                 pre = pre + layout.per_cell(pt.dot(shape_wide, p[f"conv{k}_G"]))
             branch = layout.masked(pt.maximum(pre, 0))
-            h = h + (p[f"conv{k}_gate"] * branch if self.residual_gates else branch)
+            h = h + (p[f"conv{k}_gate"][0] * branch if self.residual_gates else branch)
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
@@ -179,10 +182,13 @@ class MaskedConvNet:
 
     def set_values(self, values):
         for n, p in zip(self.names, self.params):
-            if values[n].shape != p.get_value().shape:
-                raise ValueError(f"parameter {n} has shape {values[n].shape}, the network expects "
+            value = np.asarray(values[n], dtype=FLOAT)
+            if n.endswith("_gate") and value.shape == ():  # as files kept gates before
+                value = value.reshape(1)
+            if value.shape != p.get_value().shape:
+                raise ValueError(f"parameter {n} has shape {value.shape}, the network expects "
                                  f"{p.get_value().shape}")
-            p.set_value(np.asarray(values[n], dtype=FLOAT))
+            p.set_value(value)
 
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
