@@ -375,16 +375,15 @@ def cmd_train(args):
 
 def cmd_evaluate(args):
     from flipnet.base.files import check_writable, write_json
-    from flipnet.nn.evaluate import evaluate_file
-
     from flipnet.nn.config import MAX_WORKERS
+    from flipnet.nn.evaluate import evaluate_file
 
     if not 1 <= args.workers <= MAX_WORKERS:
         raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {args.workers}")
     if args.out:
         check_writable(args.out)
-    record = evaluate_file(args.model_file, args.data, args.bucket,
-                           lookahead=args.one_ply and args.mex, partners=args.partners, workers=args.workers)
+    record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply and args.mex,
+                           partners=args.partners, workers=args.workers)
     where = f", bucket {record['bucket']}" if "bucket" in record else ""
     how = f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else ""
     print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
