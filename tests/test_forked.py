@@ -51,23 +51,19 @@ def failing_on_5(task):
     return task
 
 
-def test_a_helper_that_fails_is_one_line_and_no_helper_is_left():
-    with pytest.raises(FlipnetError, match=r"^a helper process failed: ArithmeticError: task 5 "
-                                           r"\(.*test_forked.py:\d+\)$"):
-        forked_map(failing_on_5, range(6), 2)
-    assert not multiprocessing.active_children()
-
-
 def dying_on_4(task):
     if task == 4 and os.getpid() != PARENT:
         os._exit(3)
     return task
 
 
-def test_a_helper_that_dies_is_one_line_naming_its_exit_code_and_what_it_left():
-    with pytest.raises(FlipnetError, match=r"^a helper process stopped \(exit code 3\) with 2 of its "
-                                           r"tasks undone$"):
-        forked_map(dying_on_4, range(6), 2)
+@pytest.mark.parametrize("task, message", [
+    (failing_on_5, r"^a helper process failed: ArithmeticError: task 5 \(.*test_forked.py:\d+\)$"),
+    (dying_on_4, r"^a helper process stopped \(exit code 3\) with 2 of its tasks undone$"),
+], ids=["fails", "dies"])
+def test_a_helper_that_fails_or_dies_is_one_line_and_no_helper_is_left(task, message):
+    with pytest.raises(FlipnetError, match=message):
+        forked_map(task, range(6), 2)
     assert not multiprocessing.active_children()
 
 
