@@ -1,11 +1,27 @@
-"""`python -m flipnet` is the `flipnet` command."""
+"""The `flipnet` command's entry point, for `python -m flipnet` and the installed script.
 
-import sys
+main() installs flipnet's Ctrl-C handler first thing, but loading its modules (numpy
+among them) takes a few tenths of a second before that. A Ctrl-C then used to end in a
+traceback: a KeyboardInterrupt, or an ImportError where numpy's C code was loading a
+module. Nothing has been written yet at that point, so the handler here just says so
+and exits at once, with status 130 like any other interrupted command.
+"""
 
-try:
+import os
+import signal
+
+
+def _interrupted_while_loading(signum, frame):
+    os.write(2, b"flipnet: interrupted\n")
+    os._exit(130)
+
+
+def run():
+    signal.signal(signal.SIGINT, _interrupted_while_loading)
     from flipnet.cli import main
-except KeyboardInterrupt:  # Ctrl-C before main() installs its own handler (numpy loading)
-    print("flipnet: interrupted", file=sys.stderr)
-    raise SystemExit(130)
 
-raise SystemExit(main())
+    return main()
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

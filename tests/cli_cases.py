@@ -12,6 +12,7 @@ from pathlib import Path
 
 MEMORY_LIMIT = 6 << 30  # bytes of address space per command
 FLIPNET = [sys.executable, "-m", "flipnet"]
+SCRIPT = [str(Path(sys.executable).with_name("flipnet"))]  # the installed command a user types
 
 
 def limits(file_size=None):
@@ -35,11 +36,12 @@ def run(argv, cwd, timeout=180, file_size=None, env=None, stdin=""):
                           env=env or environment())
 
 
-def start(argv, cwd, env=None, stderr=subprocess.PIPE, group=False):
+def start(argv, cwd, env=None, stderr=subprocess.PIPE, group=False, program=FLIPNET):
     """A command started in the background (for a SIGINT while it works); `stderr` an
     open file to watch its progress lines while it runs; `group`: in a process group of
-    its own, as a terminal runs a job (its process id is the group's)."""
-    return subprocess.Popen([*FLIPNET, *map(str, argv)], cwd=cwd, stdout=subprocess.PIPE,
+    its own, as a terminal runs a job (its process id is the group's); `program`:
+    `python -m flipnet` or the installed script."""
+    return subprocess.Popen([*program, *map(str, argv)], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=stderr, text=True, preexec_fn=limits(),
                             env=env or environment(), start_new_session=group)
 

@@ -15,6 +15,12 @@ KeyboardInterrupt that leaves an `exec()` of a string as unhandled even when it 
 caught further up (scipy runs such an exec while pytensor imports it), and
 `python -m flipnet` then ends by SIGINT after printing its one line instead of with
 exit status 130. It tests the exact class, so a subclass is never marked.
+
+A Ctrl-C outside `deferred()` is also remembered before it is raised, and the next
+deferred block starts with its stop already asked for, because its exception can be lost:
+raised while a `__del__` runs, Python prints it and goes on; raised while numpy's C code
+loads a module, it comes out as an ImportError, which an optional import may catch. (A
+training run was seen to go on for all its epochs after a Ctrl-C in its first moments.)
 """
 
 import contextlib
@@ -24,6 +30,7 @@ import numpy as np
 
 flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compiled kernels
 _depth = 0
+_came = False  # a Ctrl-C came outside deferred(), since install()
 
 
 class CtrlC(KeyboardInterrupt):
@@ -31,13 +38,17 @@ class CtrlC(KeyboardInterrupt):
 
 
 def install():
+    global _came
+    _came = False
     signal.signal(signal.SIGINT, _handler)
 
 
 def _handler(signum, frame):
+    global _came
     if _depth and not flag[0]:
         flag[0] = 1
         return
+    _came = True
     raise CtrlC
 
 
@@ -56,7 +67,7 @@ def deferred():
     """A block in which Ctrl-C is answered at the next safe point instead of at once."""
     global _depth
     if _depth == 0:
-        flag[0] = 0
+        flag[0] = int(_came)
     _depth += 1
     try:
         yield

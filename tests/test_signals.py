@@ -1,0 +1,72 @@
+"""flipnet's Ctrl-C handler in this process, with a real SIGINT: a Ctrl-C whose
+exception some other code swallows is not lost (base/signals.py)."""
+
+import os
+import signal
+import sys
+
+import pytest
+
+from flipnet.base import signals
+
+
+@pytest.fixture
+def handler():
+    before = signal.getsignal(signal.SIGINT)
+    signals.install()
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+class _Swallows:
+    """Gets a Ctrl-C while Python runs its __del__: Python prints the exception and goes on."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):  # the handler runs between these bytecodes, inside __del__
+            pass
+
+
+def test_a_ctrl_c_lost_inside_del_stops_the_next_deferred_block(handler, monkeypatch):
+    lost = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: lost.append(raised.exc_type))
+    _Swallows()  # dropped at once
+    assert lost == [signals.CtrlC]  # the exception went nowhere ...
+    with signals.deferred():
+        assert signals.requested()  # ... but the next safe point stops the work
+
+
+def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(handler):
+    try:  # as a C extension's import can turn it into an ImportError, which is caught
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):
+                pass
+        except KeyboardInterrupt as exc:
+            raise ImportError("no module") from exc
+    except ImportError:
+        pass
+    with signals.deferred():
+        assert signals.requested()
+
+
+def test_without_a_ctrl_c_or_after_a_new_install_no_stop_is_asked(handler):
+    with signals.deferred():
+        assert not signals.requested()
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+    signals.install()  # main() of a new command in the same process
+    with signals.deferred():
+        assert not signals.requested()
+
+
+def test_a_ctrl_c_inside_a_deferred_block_is_a_request_that_ends_with_it(handler):
+    with signals.deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+        assert signals.requested()  # no exception: the work stops at its next safe point
+    with signals.deferred():
+        assert not signals.requested()
