@@ -34,12 +34,13 @@ venv: $(READY) ## create .venv and install flipnet with its test tools
 # The suite on two processes, a test file each (pytest-xdist): a file's shared fixtures (the
 # bad-input corpus, the trained convmem2d) are made once. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
+PYTEST = FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test: $(READY) ## the whole test suite (what CI runs)
-	FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(PYTEST)
 
 test-quick: $(READY) ## the tests not marked slow: a quick loop while editing
-	FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow"
+	$(PYTEST) -m "not slow"
 
 data: data/flip1d.h5 data/flip2d.h5 ## the study's datasets: tables and original splits
 

@@ -18,13 +18,18 @@ def handler():
     signal.signal(signal.SIGINT, before)
 
 
+def _ctrl_c_to_this_process():
+    """A real SIGINT, and bytecodes to run after it: Python calls the handler between them."""
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):
+        pass
+
+
 class _Swallows:
     """Gets a Ctrl-C while Python runs its __del__: Python prints the exception and goes on."""
 
     def __del__(self):
-        os.kill(os.getpid(), signal.SIGINT)
-        for _ in range(1000):  # the handler runs between these bytecodes, inside __del__
-            pass
+        _ctrl_c_to_this_process()  # the handler runs inside __del__
 
 
 def test_a_ctrl_c_lost_inside_del_stops_the_next_deferred_block(handler, monkeypatch):
@@ -39,9 +44,7 @@ def test_a_ctrl_c_lost_inside_del_stops_the_next_deferred_block(handler, monkeyp
 def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(handler):
     try:  # as a C extension's import can turn it into an ImportError, which is caught
         try:
-            os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(1000):
-                pass
+            _ctrl_c_to_this_process()
         except KeyboardInterrupt as exc:
             raise ImportError("no module") from exc
     except ImportError:
@@ -54,9 +57,7 @@ def test_without_a_ctrl_c_or_after_a_new_install_no_stop_is_asked(handler):
     with signals.deferred():
         assert not signals.requested()
     with pytest.raises(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGINT)
-        for _ in range(1000):
-            pass
+        _ctrl_c_to_this_process()
     signals.install()  # main() of a new command in the same process
     with signals.deferred():
         assert not signals.requested()
@@ -64,9 +65,7 @@ def test_without_a_ctrl_c_or_after_a_new_install_no_stop_is_asked(handler):
 
 def test_a_ctrl_c_inside_a_deferred_block_is_a_request_that_ends_with_it(handler):
     with signals.deferred():
-        os.kill(os.getpid(), signal.SIGINT)
-        for _ in range(1000):
-            pass
+        _ctrl_c_to_this_process()
         assert signals.requested()  # no exception: the work stops at its next safe point
     with signals.deferred():
         assert not signals.requested()
