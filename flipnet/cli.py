@@ -22,9 +22,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser():
-    from flipnet.nn.config import add_flags
-
+def build_parser(train_flags=True):
+    """The parser of every command. `train`'s flags come from the training settings, whose
+    import loads PyTensor (0.3 s of a 1 s start): main() asks for them for `train` only."""
     parser = _Parser(prog="flipnet", description="Sprague-Grundy values: exact solvers, "
                      "datasets and the neural networks of the 2016 flip game study.")
     parser.add_argument("--version", action="version", version=f"flipnet {__version__}")
@@ -60,7 +60,9 @@ def build_parser():
     p = sub.add_parser("train", help="train a network by a named recipe (--list shows them)")
     p.add_argument("recipe", nargs="?", help="conv1d, mlp2d, conv1d-fast, ... (see --list)")
     p.add_argument("--list", action="store_true", help="print the recipes, one line each")
-    add_flags(p)
+    if train_flags:
+        from flipnet.nn.config import add_flags
+        add_flags(p)
     p.add_argument("--resume", action="store_true", help="continue from results/NAME.ckpt.npz "
                    "when it exists (an interrupted run ends where it would have)")
     p.add_argument("--overwrite", action="store_true", help="start over a run whose results exist")
@@ -209,9 +211,10 @@ def _game_options(p):
 def main(argv=None):
     signals.install()  # first: Ctrl-C during the imports below ends in one line too
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = f"flipnet {argv[0]}" if argv and not argv[0].startswith("-") else "flipnet"
+    word = argv[0] if argv and not argv[0].startswith("-") else None
+    command = f"flipnet {word}" if word else "flipnet"
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(train_flags=word == "train").parse_args(argv)
         return args.run(args) or 0
     except Interrupted as exc:
         return _fail(command, exc, 130, prefix="")
@@ -315,10 +318,12 @@ def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
     from flipnet.solve import analyse
-    from flipnet.solve.cram import solver
+    from flipnet.solve.position import solver
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
-    solver().timeout = _timeout(args.timeout)
+    timeout = _timeout(args.timeout)
+    if game.name == "flip":  # the Cram solver's: the other games are answered at once
+        solver().timeout = timeout
     result = analyse(game, game.parse(args.position), moves=not args.no_moves)
     if args.json:
         print(json_text(result.to_json(), indent=None), end="")

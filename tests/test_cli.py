@@ -74,6 +74,27 @@ def test_python_dash_m():
     assert json.loads(proc.stdout)["winning_moves"] == [{"move": "37", "position": "63"}]
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["value", "nim", "1,3,5"], ["value", "halfnim", "100"],
+                                  ["value", "gridnim", "1101/1111/0011"], ["solve", "flip", "--shape", "1x8"],
+                                  ["arena", "nim", "--agents", "random,nimsum", "--matches", "2"]])
+def test_commands_without_networks_or_searches_do_not_load_them(argv):
+    """PyTensor and Numba take most of a command's start (0.3 and 0.4 s of about 1 s):
+    a command that needs neither answers without loading them."""
+    code = ("import sys\nfrom flipnet.__main__ import run\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print(*(name in sys.modules for name in ('pytensor', 'numba')), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert proc.stderr.split()[-2:] == ["False", "False"], proc.stderr
+
+
+def test_train_flags_are_read_for_train_only(capsys):
+    """`train`'s flags come from the training settings, loaded for that command alone."""
+    code, out, _ = run(capsys, "train", "--help")
+    assert code == 0 and "--epochs" in out and "--workers" in out
+    code, _, err = run(capsys, "value", "nim", "1,3", "--epochs", "3")
+    assert code == 2 and "unrecognized arguments: --epochs 3" in err
+
+
 def test_survey_nim_lists_each_seed_and_the_perfect_ones(capsys):
     from flipnet.nn.nimtrain import survey
 

@@ -9,7 +9,6 @@ HalfNim and Nim by their closed forms. Adding a game adds one line here.
 from dataclasses import dataclass, field
 
 from flipnet.base.errors import FlipnetError
-from flipnet.solve.cram import solver
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
 from flipnet.solve.nim import nim_outcome, nim_winning_moves
@@ -57,6 +56,14 @@ def value_and_winning_moves(game, state):
 
 def winning_moves(game, state):
     return value_and_winning_moves(game, state)[1]
+
+
+def solver():
+    """The shared Cram solver, imported at first use: it loads Numba (0.4 s), which the
+    other games' answers do not need."""
+    from flipnet.solve.cram import solver as shared
+
+    return shared()
 
 
 def value_of(game, state):
