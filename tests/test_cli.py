@@ -57,6 +57,11 @@ def test_value_of_a_long_row(capsys):
     (["value", "flip", "111/11"], "row 2 has 2 cells but row 1 has 3"),
     (["value", "nim", "1,-2"], "heap 2 is negative"),
     (["value", "halfnim", "zero"], "not 'zero'"),
+    (["value", "halfnim", "10", "--misere"], "halfnim takes no misere/normal option (its options: none)"),
+    (["value", "nim", "1,2", "--max-take", "2"], "nim takes no max-take option (its options: heaps, misere/normal)"),
+    (["solve", "flip", "--shape", "2x2", "--max-take", "2"], "flip takes no max-take option"),
+    (["arena", "flip", "--heaps", "1,2", "--agents", "random,optimal"], "flip takes no heaps option (its options: shape, misere/normal)"),
+    (["play", "nim", "--shape", "3x3"], "nim takes no shape option"),
     (["data", "--out-dir", "/dev/null/d"], "/dev/null is not a directory"),
     (["solve", "flip", "--shape", "2x2", "-o", "/nonexistent/dir/x.h5"], "directory /nonexistent/dir does not exist"),
 ])

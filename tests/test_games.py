@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from flipnet import games
 from flipnet.games import FlipGame, GridNim, HalfNim, Nim, parse_shape
 
 shapes = st.tuples(st.integers(1, 6), st.integers(1, 6))
@@ -124,3 +125,23 @@ def test_nim_rules():
     with pytest.raises(ValueError, match="there is no heap 4"):
         game.parse_move("1@4", state)
     assert game.is_over((0, 0, 0))
+
+
+@pytest.mark.parametrize("option, value", [("shape", (2, 3)), ("heaps", "1,2"), ("misere", None),
+                                           ("max_take", 2)])
+@pytest.mark.parametrize("name", ["flip", "gridnim", "halfnim", "nim"])
+def test_a_game_takes_the_options_it_lists_and_refuses_the_others(name, option, value):
+    """What `OPTIONS` lists reaches the game; any other option is refused by name (it used
+    to reach the class's constructor as an unexpected keyword: a TypeError)."""
+    cls = games.GAMES[name]
+    if option == "misere":  # the rule the game does not play by default
+        value = games.make(name).rule == "normal"
+    if option in cls.OPTIONS:
+        game = games.make(name, **{option: value})
+        assert game != games.make(name), f"{option}={value!r} did not change {name}"
+    else:
+        with pytest.raises(ValueError, match=f"^{name} takes no {games.OPTION_NAMES[option]} option"):
+            games.make(name, **{option: value})
+        with pytest.raises(ValueError, match=f"^{name} takes no"):
+            games.for_position(name, "10" if name == "halfnim" else "1,2" if name == "nim" else "11/11",
+                               **{option: value})

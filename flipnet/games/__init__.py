@@ -1,8 +1,9 @@
 """Rules only: states, legal moves, text forms, console rendering. No solving here, and
 nothing else of flipnet is imported.
 
-`GAMES` maps a game's name to its class; `make(name, **options)` builds one, passing on
-only the options that game takes (shape, heaps, misere, max_take).
+`GAMES` maps a game's name to its class; `make(name, **options)` builds one. A class
+lists the options it takes in `OPTIONS` (of shape, heaps, misere, max_take); any other
+option given is refused by name, never passed on or dropped in silence.
 """
 
 from flipnet.games.board import BoardGame, parse_shape
@@ -23,16 +24,31 @@ def _game_class(name):
     return GAMES[name]
 
 
+# how an option is named to the person who gave it (the command line's flags, less the dashes)
+OPTION_NAMES = {"shape": "shape", "heaps": "heaps", "misere": "misere/normal", "max_take": "max-take"}
+
+
 def make(name, **options):
     """The game `name` with the options it takes; options set to None keep their defaults."""
     cls = _game_class(name)
-    return cls.configure(**{k: v for k, v in options.items() if v is not None})
+    return cls.configure(**_given(cls, options))
 
 
 def for_position(name, text, **options):
     """The game `name` sized to fit a position written as text (a board's shape, Nim's heaps)."""
     cls = _game_class(name)
-    return cls.for_position(text, **{k: v for k, v in options.items() if v is not None})
+    return cls.for_position(text, **_given(cls, options))
+
+
+def _given(cls, options):
+    """The options set (not None), refused by name if the game does not take one."""
+    given = {k: v for k, v in options.items() if v is not None}
+    for option in given:
+        if option not in cls.OPTIONS:
+            takes = ", ".join(OPTION_NAMES.get(o, o) for o in cls.OPTIONS) or "none"
+            raise ValueError(f"{cls.name} takes no {OPTION_NAMES.get(option, option)} option "
+                             f"(its options: {takes})")
+    return given
 
 
 def stuck_player_wins(game):

@@ -17,6 +17,7 @@ class BoardGame:
     name = "board"
     rule = "normal"  # "normal": the last mover wins; "misere": the last mover loses
     default_shape = (1, 20)
+    OPTIONS = ("shape",)  # what `games.make` may pass to configure (subclasses add theirs)
     MAX_CELLS = 4096  # far beyond anything solvable; bounds the memory of the move list
 
     def __init__(self, rows, cols):

@@ -11,6 +11,7 @@ class FlipGame(BoardGame):
     """The flip game on a rows x cols board (rows=1 is the 1D string game)."""
 
     name = "flip"
+    OPTIONS = ("shape", "misere")
 
     def __init__(self, rows, cols, misere=False):
         self.misere = bool(misere)

@@ -7,6 +7,7 @@ from flipnet.games.board import BoardGame
 class GridNim(BoardGame):
     name = "gridnim"
     default_shape = (4, 4)
+    OPTIONS = ("shape", "max_take", "misere")
 
     def __init__(self, rows, cols, max_take=3, misere=True):
         if max_take < 1:

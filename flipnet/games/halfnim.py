@@ -10,6 +10,7 @@ class HalfNim:
     rule = "normal"
     start_range = (2, 127)  # the piles the original program lets a game start from
     start = 127
+    OPTIONS = ()  # one rule, one pile
 
     def __repr__(self):
         return "HalfNim()"

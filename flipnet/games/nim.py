@@ -8,6 +8,7 @@ class Nim:
     MAX_HEAPS = 10_000  # bounds on the text a position may take, not on the theory
     MAX_DIGITS = 4000
     MAX_PLAY_OBJECTS = 1000  # players list every move: a game of N objects lists up to N^2
+    OPTIONS = ("heaps", "misere")
 
     def __init__(self, heaps=(1, 3, 5, 7, 9), misere=False):
         heaps = tuple(heaps)
