@@ -36,7 +36,8 @@ def test_full_boards_have_the_published_nimbers(solver, rows, cols):
 
 def test_rows_and_two_row_boards(solver):
     for n in range(1, 40):
-        assert solver.value(full(1, n)) == dawson_kayles(n)
+        assert solver.value(full(1, n)) == dawson_kayles(n)  # answered by Kayles, no search
+        assert solver.values_of_states([(1 << n) - 1], 1, n)[0] == dawson_kayles(n)  # the search
     assert solver.value(full(1, 1000)) == dawson_kayles(1000)  # longer than a frame
     for n in range(1, 12):
         assert solver.value(full(2, n)) == n % 2

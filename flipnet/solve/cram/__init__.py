@@ -83,11 +83,12 @@ class CramSolver:
         if self.grow_table and largest >= LARGE_TABLE_FROM:
             self.use_table(LARGE_TABLE_LOG)
         values = np.zeros(len(parts), np.int64)
-        searched = [k for k, (bits, h, w) in enumerate(parts) if h > 1 or w > 1]
+        searched = []
         for k, (bits, h, w) in enumerate(parts):
-            if min(h, w) == 1 and h * w > MAX_FRAME:  # a long straight run: Kayles' closed form
+            if min(h, w) == 1:  # a straight run (or one cell): Kayles' closed form, no search
                 values[k] = dawson_kayles(max(h, w))
-                searched.remove(k)
+            else:
+                searched.append(k)
         if searched:
             bits = np.array([parts[k][0] for k in searched], np.uint64)
             hs = np.array([parts[k][1] for k in searched], np.int64)
@@ -118,7 +119,7 @@ class CramSolver:
             return 0, moves
         for (bits, h, w, r0, c0), v in zip(components(cells, with_origin=True), values):
             target = total ^ int(v)
-            if min(h, w) == 1 and h * w > MAX_FRAME:
+            if min(h, w) == 1:
                 moves += _kayles_moves(h, w, r0, c0, target)
                 continue
             pairs = search.dominoes(np.uint64(bits), h, w)
@@ -256,7 +257,7 @@ def components(cells, with_origin=False):
 
 
 def _kayles_moves(h, w, r0, c0, target):
-    """Winning dominoes of a straight run longer than a frame, by Kayles' values."""
+    """Winning dominoes of a straight run, by Kayles' values."""
     n = max(h, w)
     cells = [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(n)]
     return [(cells[i], cells[i + 1]) for i in range(n - 1)
