@@ -318,11 +318,11 @@ def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
     from flipnet.solve import analyse
-    from flipnet.solve.position import solver
+    from flipnet.solve.position import searched, solver
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
     timeout = _timeout(args.timeout)
-    if game.name == "flip":  # the Cram solver's: the other games are answered at once
+    if searched(game):  # the Cram solver's: the other positions are answered at once
         solver().timeout = timeout
     result = analyse(game, game.parse(args.position), moves=not args.no_moves)
     if args.json:

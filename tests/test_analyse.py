@@ -72,6 +72,19 @@ def test_flip_analysis_json():
     assert len(data["winning_moves"]) == sum(t[state & ~m] == 0 for m in game.legal_moves(state))
 
 
+@pytest.mark.parametrize("rows, cols", [(1, 11), (11, 1)])
+def test_flip_lines_match_the_table(rows, cols):
+    """A line is valued by Kayles' closed form, not by the search: every state of a row
+    and of a column, value and winning moves, against the table DP."""
+    game = FlipGame(rows, cols)
+    t = table(game)
+    for state in range(1 << game.n_cells):
+        result = analyse(game, state)
+        assert result.value == t[state]
+        expected = {game.format(state & ~m) for m in game.legal_moves(state) if t[state & ~m] == 0}
+        assert {p for _, p in result.winning_moves} == expected
+
+
 def test_gridnim_beyond_tables_is_refused():
     game = GridNim(6, 6)
     with pytest.raises(FlipnetError, match="36 full cells is above the limit of 30"):

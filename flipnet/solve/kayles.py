@@ -36,3 +36,29 @@ def dawson_kayles(k):
     if k >= KAYLES_PREPERIOD:
         k = KAYLES_PREPERIOD + (k - KAYLES_PREPERIOD) % KAYLES_PERIOD
     return _kayles_prefix()[k]
+
+
+def kayles_splits(n, target):
+    """The moves on a run of n that leave it worth `target`: each as i, the first of the two
+    cells taken (the run splits into i and n - 2 - i)."""
+    return [i for i in range(n - 1) if dawson_kayles(i) ^ dawson_kayles(n - 2 - i) == target]
+
+
+def line_value_and_winning_moves(state, length):
+    """(value, winning moves as the first cell i of the domino i, i + 1) of a line of
+    `length` cells whose bit i is cell i: the XOR of its runs of ones, and the moves that
+    make it 0. The 1D flip game's whole theory, with no search."""
+    runs, start = [], None
+    for i in range(length + 1):
+        full = i < length and state >> i & 1
+        if full and start is None:
+            start = i
+        elif not full and start is not None:
+            runs.append((start, i - start))
+            start = None
+    total = 0
+    for _, n in runs:
+        total ^= dawson_kayles(n)
+    if total == 0:
+        return 0, []
+    return total, [start + i for start, n in runs for i in kayles_splits(n, total ^ dawson_kayles(n))]

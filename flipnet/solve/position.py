@@ -1,7 +1,8 @@
 """One position of any game: its value, who wins, and the winning moves.
 
 `THEORIES` says how each game (by name) is valued: flip positions of any size by the
-Cram solver (`cram`: components, Kayles lines, search), grid Nim and misere flip by a
+Cram solver (`cram`: components, Kayles lines, search), flip lines (the 1D game) by
+Dawson's Kayles alone, with no search to load, grid Nim and misere flip by a
 table of the sub-game on the full cells (misere play does not split into components),
 HalfNim and Nim by their closed forms. Adding a game adds one line here.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from flipnet.base.errors import FlipnetError
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
+from flipnet.solve.kayles import line_value_and_winning_moves
 from flipnet.solve.nim import nim_outcome, nim_winning_moves
 
 
@@ -66,9 +68,14 @@ def solver():
     return shared()
 
 
+def searched(game):
+    """Whether the game's positions are valued by the Cram solver's search."""
+    return game.name == "flip" and game.rule == "normal" and min(game.rows, game.cols) > 1
+
+
 def value_of(game, state):
     """The value alone (for flip, one search instead of one per move)."""
-    if game.name == "flip" and game.rule == "normal":
+    if searched(game):
         return solver().value(game.cells(state))
     return value_and_winning_moves(game, state)[0]
 
@@ -76,6 +83,9 @@ def value_of(game, state):
 def _flip(game, state):
     if game.rule == "misere":
         return _by_table(game, state)
+    if not searched(game):  # a line (the study's 1D game): Kayles' closed form
+        value, firsts = line_value_and_winning_moves(state, game.n_cells)
+        return value, sorted((1 << i) | (1 << (i + 1)) for i in firsts)
     value, dominoes = solver().winning_moves(game.cells(state))
     return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
 

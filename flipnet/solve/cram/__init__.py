@@ -17,7 +17,7 @@ from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import Endgame
-from flipnet.solve.kayles import dawson_kayles
+from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
@@ -260,5 +260,4 @@ def _kayles_moves(h, w, r0, c0, target):
     """Winning dominoes of a straight run, by Kayles' values."""
     n = max(h, w)
     cells = [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(n)]
-    return [(cells[i], cells[i + 1]) for i in range(n - 1)
-            if dawson_kayles(i) ^ dawson_kayles(n - 2 - i) == target]
+    return [(cells[i], cells[i + 1]) for i in kayles_splits(n, target)]
