@@ -349,6 +349,36 @@ def _cram_boards(boards, limit=1800):
                                          "peak_mb": r["peak_mb"]}
 
 
+@section("start")
+def bench_start():
+    header("a command's start: what it loads (best of 5, each a new process)")
+    for argv in (["--help"], ["value", "nim", "1,3,5"], ["value", "flip", "11011111110111111111"]):
+        eager, lazy = _start_seconds(argv, eager=True), _start_seconds(argv)
+        row(f"flipnet {argv[0]} {argv[1] if len(argv) > 1 else ''}".strip(), "PyTensor, Numba first",
+            eager, lazy)
+    header("a flip line's value and winning moves: 2,000 random 20-cell strings")
+    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.kayles import line_value_and_winning_moves
+
+    states = np.random.default_rng(0).integers(0, 1 << 20, 2000).tolist()
+    cram = CramSolver(progress=False, tt_log=20)
+    cells = [[(0, c) for c in range(20) if s >> c & 1] for s in states]
+    cram.winning_moves(cells[0])  # the kernels' first call: loaded from Numba's cache
+    search, _ = timed(lambda: [cram.winning_moves(c) for c in cells])
+    kayles, _ = timed(lambda: [line_value_and_winning_moves(s, 20) for s in states])
+    row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
+
+
+def _start_seconds(argv, eager=False, repeat=5):
+    """Best wall seconds of `python -c` running flipnet's command line on `argv`; `eager`:
+    with PyTensor and Numba imported first (before they were loaded on use, every command
+    loaded PyTensor, and all but --help Numba)."""
+    code = ("import sys\n" + ("import pytensor, numba\n" if eager else "") +
+            "from flipnet.__main__ import run\nsys.exit(run())")
+    command = [sys.executable, "-c", code, *argv]
+    return timed(lambda: subprocess.run(command, capture_output=True, check=True), repeat)[0]
+
+
 @section("cram")
 def bench_cram():
     print("\n== exact values of large boards (Cram solver): each in a fresh process")
