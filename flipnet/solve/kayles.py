@@ -61,4 +61,4 @@ def line_value_and_winning_moves(state, length):
         total ^= dawson_kayles(n)
     if total == 0:
         return 0, []
-    return total, [start + i for start, n in runs for i in kayles_splits(n, total ^ dawson_kayles(n))]
+    return total, [first + i for first, n in runs for i in kayles_splits(n, total ^ dawson_kayles(n))]

@@ -61,8 +61,8 @@ def winning_moves(game, state):
 
 
 def solver():
-    """The shared Cram solver, imported at first use: it loads Numba (0.4 s), which the
-    other games' answers do not need."""
+    """The shared Cram solver, imported at first use: it loads Numba (0.4 s), which no
+    other answer here needs."""
     from flipnet.solve.cram import solver as shared
 
     return shared()
