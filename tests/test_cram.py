@@ -2,6 +2,9 @@
 on random positions; its canonical forms, endgame database, mirror rule, winning moves,
 limits and time-outs."""
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -212,9 +215,34 @@ def test_limits_and_time_outs():
                                            "components whose box has at most 64 cells"):
         components(full(2, 40))
     hard = CramSolver(progress=False, tt_log=16, timeout=0.2)
-    with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.2 s \([\d,]+ positions searched\)"):
+    # the kernel's first call loads it from Numba's cache: under load, past the stop's grace
+    with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.2 s "
+                                           r"\(([\d,]+ positions searched|the search had not begun)"):
         hard.value(full(5, 7))
     assert hard.value(full(3, 3)) == 0  # the solver is still usable afterwards
+
+
+def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it():
+    """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
+    see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the
+    next call starts only once that kernel has ended (they share the table)."""
+    solver = CramSolver(progress=False, tt_log=10, timeout=0.3)
+    ended = threading.Event()
+
+    def deaf(ctx):  # a kernel's signature: its arguments, then the solver's context
+        time.sleep(6)
+        ended.set()
+        return True
+
+    start = time.perf_counter()
+    with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.3 s \(the search had not begun"):
+        solver._run(deaf)
+    assert time.perf_counter() - start < 4 and not ended.is_set()
+    solver.timeout = None
+    saw = []
+    solver._run(lambda ctx: saw.append(ended.is_set()) or True)
+    assert saw == [True]
+    assert solver.value(full(3, 3)) == 0  # and the solver answers as before
 
 
 def test_components_are_connected_groups_of_two_or_more():

@@ -21,6 +21,10 @@ from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
+# Seconds a kernel has to answer a stop (a timeout, Ctrl-C): it checks every few thousand
+# positions, but one that has not begun (Numba compiling it, a minute the first time a
+# database is read) cannot hear, so the caller leaves it behind after this long
+STOP_GRACE = 1.0
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 # From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
 # in 52 min with 2^28 entries and not in 68 min with 2^26; 6x7 (42) takes 7 min with 2^26.
@@ -54,6 +58,7 @@ class CramSolver:
         self.stats = np.zeros(8, np.int64)
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self._busy = threading.Lock()  # held while a kernel runs
+        self._left = None  # a kernel's thread the caller stopped waiting for (STOP_GRACE)
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
 
@@ -141,6 +146,7 @@ class CramSolver:
         """A table of 2^tt_log entries if the present one is smaller. It starts empty: the
         table only remembers proven facts, and losing them costs time, never truth."""
         with self._busy:
+            self._wait_for_left()
             if tt_log > self.tt_log:
                 self.tt, self.tt_log = np.zeros((1 << tt_log, 2), np.uint64), tt_log
 
@@ -149,9 +155,18 @@ class CramSolver:
     def _run(self, kernel, *args, watch=None):
         """Run a search kernel in a worker thread; progress, time limit and Ctrl-C here.
         `watch(positions done)`, if given, replaces the progress line. One kernel at a
-        time: they share the table and the scratch buffers, so a second caller waits."""
+        time: they share the table and the scratch buffers, so a second caller waits,
+        and so does the next caller after a kernel left behind."""
         with self._busy:
+            self._wait_for_left()
             self._run_alone(kernel, *args, watch=watch)
+
+    def _wait_for_left(self):
+        """Let a kernel left behind end: it stops at once when it begins, since the stop
+        it was asked for is still set."""
+        while self._left is not None and self._left.is_alive():
+            self._left.join(0.2)
+        self._left = None
 
     def _run_alone(self, kernel, *args, watch=None):
         self.control[search.STOP] = 0
@@ -168,16 +183,23 @@ class CramSolver:
         start = time.perf_counter()
         nodes_before = int(self.stats[search.NODES])
         line = None
+        stop_asked = None  # when a stop was first asked for
         with signals.deferred():
             worker.start()
             try:
                 while worker.is_alive():
                     worker.join(0.2)
-                    elapsed = time.perf_counter() - start
+                    now = time.perf_counter()
+                    elapsed = now - start
                     if signals.requested():
                         self.control[search.STOP] = 1
                     if self.timeout is not None and elapsed > self.timeout:
                         self.control[search.STOP] = 3
+                    if self.control[search.STOP] and stop_asked is None:
+                        stop_asked = now
+                    if stop_asked is not None and now - stop_asked > STOP_GRACE:
+                        self._left = worker  # not answering: the next call waits for it
+                        break
                     if watch is not None:
                         watch(int(self.stats[search.DONE]) - done_before)
                     elif self.progress and elapsed > PROGRESS_AFTER:
@@ -188,9 +210,13 @@ class CramSolver:
                                          db_hits=int(self.stats[search.DB_HITS]), refresh=False)
                         line.refresh()
             finally:
-                if worker.is_alive():  # leaving early (a second Ctrl-C): stop the kernel too, and let it
-                    self.control[search.STOP] = 1  # leave the scratch buffers before the next call takes them
-                    worker.join(1.0)
+                if worker.is_alive():  # leaving early (a second Ctrl-C, or no answer to a stop)
+                    if not self.control[search.STOP]:
+                        self.control[search.STOP] = 1
+                    if self._left is None:
+                        worker.join(STOP_GRACE)
+                    if worker.is_alive():  # it keeps the table and the scratch buffers until it ends
+                        self._left = worker
                 if line is not None:
                     line.close()
                 self.seconds += time.perf_counter() - start
@@ -203,8 +229,9 @@ class CramSolver:
         searched = int(self.stats[search.NODES]) - nodes_before
         reason = int(self.control[search.STOP])
         if reason == 3:
-            raise FlipnetError(f"no answer within --timeout {self.timeout:g} s "
-                               f"({searched:,} positions searched)")
+            why = (f"{searched:,} positions searched" if searched or self._left is None else
+                   "the search had not begun: Numba compiles it the first time, up to a minute")
+            raise FlipnetError(f"no answer within --timeout {self.timeout:g} s ({why})")
         if reason == 2:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
