@@ -227,15 +227,16 @@ class CramSolver:
         if done and done[0]:
             return
         searched = int(self.stats[search.NODES]) - nodes_before
+        count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
         reason = int(self.control[search.STOP])
         if reason == 3:
-            why = (f"{searched:,} positions searched" if searched or self._left is None else
+            why = (count if searched or self._left is None else
                    "the search had not begun: Numba compiles it the first time, up to a minute")
             raise FlipnetError(f"no answer within --timeout {self.timeout:g} s ({why})")
         if reason == 2:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
-        raise Interrupted(f"interrupted after {searched:,} positions searched")
+        raise Interrupted(f"interrupted after {count}")
 
 
 _SHARED = {}
