@@ -21,9 +21,9 @@ from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
-# Seconds a kernel has to answer a stop (a timeout, Ctrl-C): it checks every few thousand
-# positions, but one that has not begun (Numba compiling it, a minute the first time a
-# database is read) cannot hear, so the caller leaves it behind after this long
+# Seconds a kernel has to answer a stop (a timeout, Ctrl-C): it reads the flag at every
+# position, but one that has not begun (Numba compiling it, a minute the first time a
+# database is read) cannot, so the caller leaves it behind after this long
 STOP_GRACE = 1.0
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 # From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
