@@ -354,8 +354,7 @@ def bench_start():
     header("a command's start: what it loads (best of 5, each a new process)")
     for argv in (["--help"], ["value", "nim", "1,3,5"], ["value", "flip", "11011111110111111111"]):
         eager, lazy = _start_seconds(argv, eager=True), _start_seconds(argv)
-        row(f"flipnet {argv[0]} {argv[1] if len(argv) > 1 else ''}".strip(), "PyTensor, Numba first",
-            eager, lazy)
+        row(" ".join(["flipnet", *argv[:2]]), "PyTensor, Numba first", eager, lazy)
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.cram import CramSolver
     from flipnet.solve.kayles import line_value_and_winning_moves
