@@ -92,3 +92,33 @@ def test_encode_fills_slots_and_names_the_limit():
     assert encoded[0].tolist() == [domino, domino, 0] and not encoded[1].any()
     with pytest.raises(ValueError, match="a position has 2 live components; the model has 1 slots"):
         comps.encode(np.array([two]), slots=1)
+
+
+def box(mask, cols):
+    """(h, w) of a mask's bounding box on a board `cols` wide."""
+    cells = [i for i in range(64) if mask >> i & 1]
+    rows_, cols_ = {i // cols for i in cells}, {i % cols for i in cells}
+    return max(rows_) - min(rows_) + 1, max(cols_) - min(cols_) + 1
+
+
+@pytest.mark.parametrize("rows, cols, board", [(6, 6, (5, 5)), (7, 7, (5, 5)), (4, 6, (5, 3))])
+def test_beyond_the_training_board_is_a_component_whose_box_fits_no_orientation(rows, cols, board):
+    from flipnet.datasets.components import beyond_board_errors, beyond_board_positions
+
+    rng = np.random.default_rng(rows * cols)
+    states = (rng.random((600, rows * cols)) < 0.5) @ (1 << np.arange(rows * cols, dtype=np.uint64))
+    got = beyond_board_positions(rows, cols, board, states)
+
+    def fits(h, w):
+        return (h <= board[0] and w <= board[1]) or (w <= board[0] and h <= board[1])
+
+    expected = np.array([any(not fits(*box(m, cols)) for m in reference_components(int(s), rows, cols))
+                         for s in states])
+    assert expected.any() and not expected.all()
+    assert np.array_equal(got, expected)
+    wrong = rng.random(states.size) < 0.3
+    errors = beyond_board_errors(wrong, got)
+    assert errors["share_beyond_training_board"] == expected.mean()
+    assert errors["error_within_training_board"] == wrong[~expected].mean()
+    assert errors["error_beyond_training_board"] == wrong[expected].mean()
+    assert beyond_board_errors(wrong[:3], np.zeros(3, bool))["error_beyond_training_board"] is None

@@ -282,6 +282,39 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
 
 
 @pytest.mark.slow
+def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(trained):
+    """`flipnet evaluate --data` on a sampled 5x5 file, the model trained on 4x4 boards:
+    the error per density, and split by whether a component outgrows a 4x4 box, against
+    the model's own predictions and a flood fill."""
+    from flipnet.datasets import sampled
+    from flipnet.nn.evaluate import load, on_board
+    from test_components import box, reference_components
+
+    rng = np.random.default_rng(5)
+    states = [(rng.random((300, 25)) < d) @ (1 << np.arange(25, dtype=np.uint64)) for d in (0.5, 0.6)]
+    states, density = np.concatenate(states), np.repeat(np.float32([0.5, 0.6]), 300)
+    labels = table(FlipGame(5, 5))[states.astype(np.int64)].astype(np.uint8)
+    attrs = {"format": sampled.FORMAT, "game": "flip", "rows": 5, "cols": 5, "densities": [0.5, 0.6]}
+    sampled.write(trained / "sample5.h5", sampled.Sample(states, labels, density, attrs))
+    got = run(["evaluate", trained / "r" / "convmem2d.npz", "--data", trained / "sample5.h5",
+               "--out", trained / "sample5.json"], trained)
+    assert got.returncode == 0, got.stderr
+    record = json.loads((trained / "sample5.json").read_text())
+    assert record["board"] == "5x5" and record["trained_board"] == "4x4"
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    wrong = on_board(model, 5, 5, "5x5 positions")(states) != labels
+    beyond = np.array([any(max(box(m, 5)) > 4 for m in reference_components(int(s), 5, 5)) for s in states])
+    for d, part in ((0.5, slice(0, 300)), (0.6, slice(300, 600))):
+        e = record["parts"][f"density {d:g}"]
+        assert e["states"] == 300 and np.isclose(e["error"], wrong[part].mean())
+        assert np.isclose(e["share_beyond_training_board"], beyond[part].mean())
+        assert np.isclose(e["error_within_training_board"], wrong[part][~beyond[part]].mean())
+        assert np.isclose(e["error_beyond_training_board"], wrong[part][beyond[part]].mean())
+    assert beyond.any() and wrong[beyond].mean() > wrong[~beyond].mean()
+    assert got.stdout.count("(components that fit 4x4 ") == 2, got.stdout
+
+
+@pytest.mark.slow
 def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch):
     """`flipnet evaluate --one-ply --workers N`: chunks of new shapes valued by forked
     processes, the values of one process (several chunks: 5x5 positions, chunks of 32)."""

@@ -177,21 +177,42 @@ def new_shape_positions(rows, cols, known, states, drawn=()):
     return new.any(axis=1), (new & ~np.isin(keys, drawn)).any(axis=1)
 
 
+def beyond_board_positions(rows, cols, board, states):
+    """For each rows x cols state: whether it holds a live component that no board of the
+    `board` (rows, cols) holds, in any orientation (its box does not fit): the shapes a
+    model trained on that board cannot have met, however many positions it saw."""
+    components = Components(rows, cols)
+    h, w, _ = key_shape(components.keys(components.split(states)))  # keys lie with h <= w
+    short, long = sorted(board)
+    return ((h > short) | (w > long)).any(axis=1)
+
+
+def beyond_board_errors(wrong, beyond):
+    """The error on positions whose components all fit the training board, and on those
+    holding one that does not (its share beside it)."""
+    wrong = np.asarray(wrong)
+    return {"share_beyond_training_board": float(beyond.mean()) if beyond.size else 0.0,
+            "error_within_training_board": _error_where(wrong, ~beyond),
+            "error_beyond_training_board": _error_where(wrong, beyond)}
+
+
+def _error_where(wrong, where):
+    """The error rate over the positions picked by `where`; None where it picks none."""
+    return float(wrong[where].mean()) if where.any() else None
+
+
 def split_errors(wrong, new, undrawn=None, prefix=""):
     """The error on positions made only of known shapes and on those holding a new one
     (the new-shape share beside it); with `undrawn`, the new-shape positions split again
     into those whose new shapes were all drawn and those holding one that was not."""
     wrong = np.asarray(wrong)
-
-    def rate(where):
-        return float(wrong[where].mean()) if where.any() else None
-
     out = {f"{prefix}share_new_shapes": float(new.mean()) if new.size else 0.0,
-           f"{prefix}error_known_shapes": rate(~new), f"{prefix}error_new_shapes": rate(new)}
+           f"{prefix}error_known_shapes": _error_where(wrong, ~new),
+           f"{prefix}error_new_shapes": _error_where(wrong, new)}
     if undrawn is not None:
         out.update({f"{prefix}share_new_shapes_not_drawn": float(undrawn.mean()) if new.size else 0.0,
-                    f"{prefix}error_new_shapes_all_drawn": rate(new & ~undrawn),
-                    f"{prefix}error_new_shapes_not_drawn": rate(undrawn)})
+                    f"{prefix}error_new_shapes_all_drawn": _error_where(wrong, new & ~undrawn),
+                    f"{prefix}error_new_shapes_not_drawn": _error_where(wrong, undrawn)})
     return out
 
 

@@ -5,7 +5,9 @@ lookahead for the shapes the model never met in training.
 The same checks as training: the file's boards must be ones the model can read, its
 labels within the model's classes; errors are measured as the run measured them (whole
 minibatches only when its recipe said so). Every 2D figure is split into positions made
-only of shapes met in training and positions holding a new shape.
+only of shapes met in training and positions holding a new shape; a larger board's
+figures also into positions whose components all fit the training board and those
+holding one that outgrows it (a shape no training position can hold).
 """
 
 import numpy as np
@@ -13,7 +15,8 @@ import numpy as np
 from flipnet.base.errors import FlipnetError
 from flipnet.base.progress import bar
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components, new_shape_positions, split_errors
+from flipnet.datasets.components import (Components, beyond_board_errors, beyond_board_positions,
+                                         new_shape_positions, split_errors)
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.compile import ComponentPredictor, Predictor
@@ -111,13 +114,18 @@ def predictor(model, meta, lookahead=False, workers=1):
     return lambda states: components.position_values(states, shape_values)
 
 
-def _split_errors(predicted, labels, states, model, met):
+def _split_errors(predicted, labels, states, model, met, trained_board=None):
+    """The error, split by known and new shapes (2D), and on a larger board than the
+    model's training board (`trained_board`) by whether a component outgrows it."""
     wrong = np.asarray(predicted) != np.asarray(labels)
     out = {"error": float(wrong.mean()) if wrong.size else None, "states": int(len(states))}
     if met is not None and model.rows > 1:
         drawn = getattr(model, "drawn", ())  # convmem2d's shapes taught by 1-ply labels
         new, undrawn = new_shape_positions(model.rows, model.cols, met, states, drawn)
         out.update(split_errors(wrong, new, undrawn if len(drawn) else None))
+    if trained_board is not None and trained_board != (model.rows, model.cols):
+        out.update(beyond_board_errors(wrong, beyond_board_positions(model.rows, model.cols,
+                                                                     trained_board, states)))
     return out
 
 
@@ -133,9 +141,9 @@ def trained_data(model_file, meta, data=None, bucket=None):
 
 def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=(), workers=1):
     """{"model", "data", "board", "lookahead", "parts": {name: errors}} for a table's split
-    (train, valid, test) or a sample (one part per density). With `partners` (more model
-    files), the ensemble of all of them (`ComponentEnsemble`). `workers`: processes
-    for the lookahead (the same figures)."""
+    (train, valid, test) or a sample (one part per density, and the model's
+    "trained_board"). With `partners` (more model files), the ensemble of all of them
+    (`ComponentEnsemble`). `workers`: processes for the lookahead (the same figures)."""
     model, meta = load(model_file)
     if partners:
         model = ComponentEnsemble([(model, meta)] + [load(f) for f in partners],
@@ -146,12 +154,15 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
     if _is_sample(data):
         sample = read_sample(data)
         rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
+        trained_board = (model.rows, model.cols)
+        record["trained_board"] = f"{model.rows}x{model.cols}"
         model = on_board(model, rows, cols, data)
         predict = predictor(model, meta, lookahead, workers)
         parts = {}
         for density in sample.attrs["densities"]:
             states, labels = sample.at(density)
-            parts[f"density {density:g}"] = _split_errors(predict(states), labels, states, model, met)
+            parts[f"density {density:g}"] = _split_errors(predict(states), labels, states, model, met,
+                                                          trained_board)
     else:
         split = read_split(data, bucket)
         rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
