@@ -215,6 +215,13 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
     assert rows["| `convmem2d-distil`"].split(" | ")[3] == "19.00% (3.2% of positions); not drawn: 21.22% (1.5%)"
+    # a larger board's cell splits by shapes that outgrow the training board, where evaluated so
+    write_json(tmp_path / "eval-convmem2d-distil-6x6.json", {"parts": {"density 0.5": {
+        "error": 0.0596, "share_beyond_training_board": 0.4068, "error_within_training_board": 0.012,
+        "error_beyond_training_board": 0.129}}})
+    rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
+            if line.startswith("| `")}
+    assert rows["| `convmem2d-distil`"].split(" | ")[4] == "5.96%; 1.20% / 12.90% (40.7%)"
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

@@ -78,13 +78,24 @@ def _pct(x):
     return "-" if x is None else f"{100 * x:.2f}%"
 
 
+def _large_cell(errors):
+    """A larger board's error; where the evaluation split it, the error on positions whose
+    components all fit the training board and on those holding a larger one."""
+    cell = _pct(errors.get("error"))
+    if errors.get("share_beyond_training_board") is not None:
+        cell += (f"; {_pct(errors['error_within_training_board'])} / "
+                 f"{_pct(errors['error_beyond_training_board'])} "
+                 f"({errors['share_beyond_training_board']:.1%})")
+    return cell
+
+
 def _row(results_dir, model, one_ply):
     small = _eval(results_dir, model, "5x5", one_ply)
     test = (small or {}).get("parts", {}).get("test", {})
     large, evaluated = [], small is not None
     for board in LARGE:
         record = _eval(results_dir, model, board, one_ply)
-        large.append(_pct((record or {}).get("parts", {}).get(DENSITY, {}).get("error")))
+        large.append(_large_cell((record or {}).get("parts", {}).get(DENSITY, {})))
         evaluated |= record is not None
     trained = Path(results_dir) / f"{model}.json"
     run = read_json(trained, "results file") if trained.exists() else {}
@@ -130,7 +141,9 @@ def markdown(results_dir="results"):
         "", "Hand-coded in every row: the split into connected components, their canonical form "
         "under the 8 symmetries and the XOR of their values (Sprague-Grundy). Learnt: the value "
         "of each shape. 6x6 and 7x7: random boards, each cell full with probability 0.5 "
-        "(`make data-large`), never trained on; `-` where a model cannot read the board or "
+        "(`make data-large`), never trained on; after a semicolon, the error on positions "
+        "whose components all fit a 5x5 box / on those holding a larger shape, which no "
+        "training position can hold (their share); `-` where a model cannot read the board or "
         "the evaluation has not run (`make beyond`). The 1-ply rows use the game's moves and "
         "the mex of the model's own values of the children on shapes absent from training (the "
         "children's distributions, XOR-convolved; the most likely mex); no "
