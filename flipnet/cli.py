@@ -399,9 +399,10 @@ def cmd_evaluate(args):
         split = (f"  (known shapes {pct(e['error_known_shapes'])}, new shapes {pct(e['error_new_shapes'])} "
                  f"on {e['share_new_shapes']:.1%} of positions)" if "share_new_shapes" in e else "")
         if "share_beyond_training_board" in e:
-            split += (f"\n{'':24}(components that fit {record['trained_board']} {pct(e['error_within_training_board'])}, "
-                      f"a larger one {pct(e['error_beyond_training_board'])} "
-                      f"on {e['share_beyond_training_board']:.1%} of positions)")
+            split += (f"\n{'':24}(components that fit {record['trained_board']} "
+                      f"{pct(e['error_within_training_board'])}, a larger one "
+                      f"{pct(e['error_beyond_training_board'])} on {e['share_beyond_training_board']:.1%} "
+                      f"of positions)")
         print(f"  {part:<12} {pct(e['error']):>9} error on {e['states']} positions{split}")
     if args.out:
         write_json(args.out, record)
