@@ -55,6 +55,12 @@ def direct_logits(net, cells):
             bias = bias + np.concatenate([cell_rows.sum(0) / count, shape_max]) @ p[f"conv{k}_G"]
         gate = p[f"conv{k}_gate"] if net.residual_gates else 1.0
         h = h + gate * conv(h, p[f"conv{k}_W"], bias)
+    if net.loop_steps:  # the shared step, loop_steps times per cell of the box's longest side
+        rows, cols = np.flatnonzero(grid.any(axis=1)), np.flatnonzero(grid.any(axis=0))
+        extent = max(rows[-1] - rows[0], cols[-1] - cols[0]) + 1
+        first = conv(grid[:, :, None].astype(float), p["conv_in_W"], p["conv_in_b"])
+        for _ in range(net.loop_steps * extent):
+            h = h + p["loop_gate"] * conv(h, p["loop_W"], p["loop_b"] + first @ p["loop_R"])
     cell_rows = h[grid.astype(bool)]  # the maximum over the shape's cells and 0: see _cells_max
     pooled = np.concatenate([cell_rows.sum(0) / count, cell_rows.sum(0) / 25,
                              np.maximum(cell_rows.max(0), 0), [np.log1p(count)]])
@@ -62,13 +68,14 @@ def direct_logits(net, cells):
     return z @ p["out_W"] + p["out_b"]
 
 
-KINDS = {"local": {}, "global-pool": {"global_pool": True}, "gated": {"residual_gates": True}}
+KINDS = {"local": {}, "global-pool": {"global_pool": True}, "gated": {"residual_gates": True},
+         "looped": {"loop_steps": 1}}
 
 
 def small_net(seed=0, kind="local"):
     net = MaskedConvNet(seed, channels=3, layers=2, hidden=8, **KINDS[kind])
     rng = np.random.default_rng(seed + 1)  # biases, shape-wide maps, gates away from zero: tested too
-    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith(("_b", "_G", "_gate")) else 0)
+    net.set_values({k: v + (rng.normal(0, 0.3, v.shape) if k.endswith(("_b", "_G", "_R", "_gate")) else 0)
                     for k, v in net.get_values().items()})
     return net
 
@@ -513,8 +520,8 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
     local = run([*common, "--init", model_file, "--out", "local"], tmp_path)
     assert local.returncode == 2 and stderr_lines(local.stderr) == [
         f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
-        "global_pool=True; this run's differs: set --channels, --layers, --hidden, --global-pool, "
-        "--equivariant and --residual-gates to match"]
+        "global_pool=True; this run's differs: set --channels, --layers, --hidden, --loop-steps, "
+        "--global-pool, --equivariant and --residual-gates to match"]
 
 
 def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gates(py_mode):
@@ -576,6 +583,26 @@ def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):
     assert meta["architecture"]["residual_gates"] and meta["config"]["residual_gates"]
     assert model.network.residual_gates
     assert all(model.network.get_values()[f"conv{k}_gate"] != 0 for k in range(2))  # opened
+
+
+@pytest.mark.slow
+def test_a_looped_run_is_kept_and_gives_larger_shapes_more_steps(tmp_path):
+    from flipnet.nn.convmem import ConvMemory
+
+    write_sparse_4x4(tmp_path / "sparse.h5")
+    done = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
+                "--results-dir", tmp_path / "r", "--channels", 4, "--layers", 1, "--hidden", 8,
+                "--epochs", 1, "--loop-steps", 1], tmp_path)
+    assert done.returncode == 0, done.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    assert meta["architecture"]["loop_steps"] == 1 == meta["config"]["loop_steps"]
+    net = model.network
+    assert net.loop_steps == 1 and net.get_values()["loop_gate"] != 0  # the loop opened
+    # a 7x7 bar is given 7 steps, more than any 4x4 shape was; its logits are the written-out ones
+    bar = Components(7, 7).shapes(np.array([(1 << 7) - 1], np.uint64))
+    cells = render_cells(bar, 7)
+    assert np.allclose(net.log_probs_function(7)(cells)[0],
+                       log_softmax(pt.as_tensor(direct_logits(net, cells[0])[None])).eval()[0], atol=1e-4)
 
 
 def test_an_equivariant_run_is_kept_and_read_back_invariant(tmp_path):
@@ -775,5 +802,5 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     other = run([*common, "--layers", 3], tmp_path)
     assert other.returncode == 2 and stderr_lines(other.stderr) == [
         f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
-        "run's differs: set --channels, --layers, --hidden, --global-pool, --equivariant and "
-        "--residual-gates to match"]
+        "run's differs: set --channels, --layers, --hidden, --loop-steps, --global-pool, "
+        "--equivariant and --residual-gates to match"]

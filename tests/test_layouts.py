@@ -19,7 +19,8 @@ pytestmark = pytest.mark.usefixtures("py_mode")
 # the equivariant network its tied weights and its fields' pooling, the gated one its
 # gates and activations below zero
 KINDS = {"plain": {}, "pooled_with_options": {"global_pool": True, "option_head": True},
-         "equivariant": {"equivariant": True}, "gated": {"residual_gates": True}}
+         "equivariant": {"equivariant": True}, "gated": {"residual_gates": True},
+         "looped": {"loop_steps": 1, "residual_gates": True}}
 
 
 def brute_neighbours(cells, side):
@@ -75,7 +76,7 @@ def compiled(net, layout, with_grads=False):
     return lambda cells: fn(*layout.feed(cells))
 
 
-@pytest.mark.parametrize("kind, side", [("pooled_with_options", 7), ("equivariant", 5)])
+@pytest.mark.parametrize("kind, side", [("pooled_with_options", 7), ("equivariant", 5), ("looped", 6)])
 def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
     """Logits to rounding. Gradients to 1% of their largest entry: a maximum's gradient goes
     to every entry that ties with it (PyTensor's Max), and cells with the same 3x3

@@ -16,7 +16,7 @@ from flipnet.base.errors import FlipnetError
 SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
-ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
+ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096, "loop_steps": 8}  # far past what trains here
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
 MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
@@ -70,6 +70,9 @@ class TrainConfig:
     layers: int = setting(0, "convmem2d: residual convolution layers (0: the default, 4)")
     hidden: int = setting(0, "convmem2d: units of the dense layer after pooling (0: the "
                              "default, 128)")
+    loop_steps: int = setting(0, "convmem2d: after the residual layers, one shared residual layer "
+                                 "taken N times per cell of a shape's longest side, so larger "
+                                 "shapes get more steps (0: none)", metavar="N")
     global_pool: bool = setting(False, "convmem2d: each residual layer also reads the mean and "
                                        "maximum of the layer below over the shape's cells")
     equivariant: bool = setting(False, "convmem2d: D4 group convolutions, the same answer for "
@@ -98,7 +101,8 @@ class TrainConfig:
         return Path(self.results_dir) / f"{self.name}{suffix}"
 
     def architecture(self):
-        """{channels, layers, hidden}: the network sizes this run sets (0: the model's own)."""
+        """{channels, layers, hidden, loop_steps}: the network sizes this run sets (0: the
+        model's own)."""
         return {name: getattr(self, name) for name in ARCHITECTURE_LIMITS}
 
     def board_draws(self):
@@ -165,8 +169,8 @@ class TrainConfig:
             raise FlipnetError("--workers takes no --option-weight: the option sets are taught in one process")
         if self.equivariant and self.channels % 8:
             raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
-        if self.equivariant and (self.global_pool or self.option_weight):
-            raise FlipnetError("--equivariant takes neither --global-pool nor --option-weight")
+        if self.equivariant and (self.global_pool or self.option_weight or self.loop_steps):
+            raise FlipnetError("--equivariant takes no --global-pool, --option-weight or --loop-steps")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         if self.board_draws() and not self.init:

@@ -53,17 +53,24 @@ class MaskedConvNet:
     `residual_gates`: each residual layer's branch is multiplied by a learnt scalar that
     starts at zero (ReZero), so the network starts as its first layer and pooling alone
     and takes on each layer's depth as training finds a use for it.
+    `loop_steps`: after the residual layers, one more residual layer whose weights are
+    shared by every step, applied to each shape `loop_steps` times per cell of its box's
+    longest side, with its own gate (zero at the start) and a map of the first layer's
+    channels added at every step ("recall"). A 3x3 step carries news one cell, so the
+    steps grow with the distance news must travel: a 7x7 shape is given more of them than
+    any 5x5 shape was in training, and a shape gets the same steps in any frame.
     """
 
     def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False,
-                 global_pool=False, equivariant=False, residual_gates=False):
+                 global_pool=False, equivariant=False, residual_gates=False, loop_steps=0):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
         self.option_head, self.global_pool = bool(option_head), bool(global_pool)
         self.equivariant, self.residual_gates = bool(equivariant), bool(residual_gates)
-        if self.equivariant and (channels % d4.ORDER or option_head or global_pool):
+        self.loop_steps = int(loop_steps)
+        if self.equivariant and (channels % d4.ORDER or option_head or global_pool or loop_steps):
             raise ValueError(f"an equivariant network needs channels in fields of {d4.ORDER} "
-                             f"(got {channels}) and takes no option head or global pooling")
+                             f"(got {channels}) and takes no option head, global pooling or loop")
         c, fields = channels, channels // d4.ORDER
         pooled = 6 * fields + 1 if self.equivariant else 3 * channels + 1
         spread = 0.5 * np.sqrt(2 / (9 * c))  # He, halved for the residual layers
@@ -94,6 +101,9 @@ class MaskedConvNet:
             # cache updates 0-d parameters a rounding away from freshly compiled code, so a
             # run's weights depended on the cache (docs/results.md, eleventh session)
             init.update({f"conv{k}_gate": np.zeros(1) for k in range(layers)})
+        if self.loop_steps:  # drawn last: the same seed, the same other weights
+            init.update({"loop_W": rng.normal(0, spread, (9 * c, c)), "loop_b": np.zeros(c),
+                         "loop_R": np.zeros((c, c)), "loop_gate": np.zeros(1)})
         self.names = list(init)
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self.memory = None  # what the trainer's Run expects of a model
@@ -104,7 +114,8 @@ class MaskedConvNet:
                 "n_classes": self.n_classes}
         flags = {"option_head": self.option_head, "global_pool": self.global_pool,
                  "equivariant": self.equivariant, "residual_gates": self.residual_gates}
-        return {**arch, **{name: True for name, on in flags.items() if on}}
+        loop = {"loop_steps": self.loop_steps} if self.loop_steps else {}
+        return {**arch, **{name: True for name, on in flags.items() if on}, **loop}
 
     def logits(self, cells, side, params=None):
         """(batch, n_classes) logits of (batch, side * side) 0/1 cell rows (the frame form)."""
@@ -122,6 +133,7 @@ class MaskedConvNet:
             p = self._untied(p)
         count = layout.count
         h = layout.masked(pt.maximum(layout.conv(layout.first(), p["conv_in_W"]) + p["conv_in_b"], 0))
+        first = h
         for k in range(self.layers):
             pre = layout.conv(h, p[f"conv{k}_W"]) + p[f"conv{k}_b"]
             if self.global_pool:
@@ -130,6 +142,8 @@ class MaskedConvNet:
                 pre = pre + layout.per_cell(pt.dot(shape_wide, p[f"conv{k}_G"]))
             branch = layout.masked(pt.maximum(pre, 0))
             h = h + (p[f"conv{k}_gate"][0] * branch if self.residual_gates else branch)
+        if self.loop_steps:
+            h = self._looped(h, first, layout, p)
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
@@ -140,6 +154,18 @@ class MaskedConvNet:
         pooled = pt.concatenate([*pools, pt.log1p(count)], axis=1)
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
         return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
+
+    def _looped(self, h, first, layout, p):
+        """h after the shared residual step, taken by each shape as many times as it is
+        given (`loop_steps` per cell of its longest side): the graph holds the steps of
+        the frame's widest shape, and a row past its shape's count keeps its h."""
+        steps_of_row = layout.per_cell(self.loop_steps * box_extent(layout))
+        recall = pt.dot(first, p["loop_R"]) + p["loop_b"]
+        for step in range(self.loop_steps * layout.side):
+            branch = layout.masked(pt.maximum(layout.conv(h, p["loop_W"]) + recall, 0))
+            taken = pt.cast(pt.gt(steps_of_row, step), FLOAT)
+            h = h + taken * p["loop_gate"][0] * branch
+        return h
 
     def _untied(self, p):
         """The parameters with each tied base spread to its full weight matrix, and each
@@ -192,6 +218,24 @@ class MaskedConvNet:
 
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
+
+
+def box_extent(layout):
+    """(batch, 1): the longest side of each shape's bounding box, read from its cells in
+    the layout's frame (0 for an empty frame)."""
+    side = layout.side
+    occupied = layout.framed(layout.first())[:, :, 0]
+    grid = occupied.reshape((occupied.shape[0], side, side))
+    index = np.arange(side)
+
+    def span(lines):  # (batch, side) 0/1: whether each row (or column) holds a cell
+        held = pt.gt(lines, 0)
+        low = pt.switch(held, index, side).min(axis=1)
+        high = pt.switch(held, index, -1).max(axis=1)
+        return pt.maximum(high - low + 1, 0)
+
+    extent = pt.maximum(span(grid.max(axis=2)), span(grid.max(axis=1)))
+    return pt.cast(extent, FLOAT)[:, None]
 
 
 def _cells_max(framed):

@@ -180,6 +180,13 @@ RECIPES = {r.name: r for r in (
            "and with its 1-ply labels, on two processes: the three stages within the hour; the best "
            "2D model by validation (make train-2d-best)",
            {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"}),
+    Recipe("convmem2d-loop", "convmem2d with 2 residual layers, then one shared residual layer "
+           "taken twice per cell of a shape's longest side (10 steps for a 5x5 shape, 14 for a "
+           "7x7 one), gated, 24 epochs: computation that grows with the shape (make train-2d-loop)",
+           {**CONVMEM, "layers": 2, "loop_steps": 2, "residual_gates": True}),
+    Recipe("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs, as convmem2d-loop: its "
+           "control, the same for every shape size (make train-2d-gated12-24)",
+           {**CONVMEM, "layers": 12, "residual_gates": True}),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

@@ -223,8 +223,8 @@ def _check_start(config, start, network, rows, cols):
     if _sizes(start.network) != _sizes(network):
         sizes = ", ".join(f"{k}={v}" for k, v in _sizes(start.network).items() if k != "n_classes")
         raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
-                           "--channels, --layers, --hidden, --global-pool, --equivariant and "
-                           "--residual-gates to match")
+                           "--channels, --layers, --hidden, --loop-steps, --global-pool, "
+                           "--equivariant and --residual-gates to match")
 
 
 def _sizes(network):

@@ -63,6 +63,9 @@ VARIANTS = (
                                         "600k 6x6 and 300k 7x7 seeded random boards by distil6m's own "
                                         "1-ply mex: no value of a larger board is read, but larger "
                                         "boards are, so not \"trained on 5x5 only\""),
+    ("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs: convmem2d-loop's control"),
+    ("convmem2d-loop", "2 residual layers, then one shared residual layer taken twice per cell of "
+                       "a shape's longest side (10 steps for a 5x5 shape, 14 for a 7x7 one), 24 epochs"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
