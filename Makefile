@@ -50,7 +50,7 @@ data/flip1d.h5: | $(READY)
 data/flip2d.h5: | $(READY)
 	$(FLIPNET) data --only flip2d --out-dir data
 
-data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver
+data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver (stopped, it goes on from the last density valued)
 
 data/flip6x6.h5 data/flip7x7.h5: | $(READY)
 	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data

@@ -341,7 +341,8 @@ def cmd_value(args):
 def cmd_data(args):
     from flipnet.base.files import check_writable, ensure_dir
     from flipnet.base.progress import bar
-    from flipnet.datasets import TABLES, dataset
+    from flipnet.datasets import TABLES, SampledDataset, dataset
+    from flipnet.datasets.sampled import resuming_note
 
     _check_seed(args.seed)
     chosen = [dataset(args.only)] if args.only else TABLES
@@ -349,6 +350,8 @@ def cmd_data(args):
     for spec in chosen:
         check_writable(spec.path(out_dir))
     for spec in chosen:
+        if isinstance(spec, SampledDataset) and (note := resuming_note(spec, spec.path(out_dir), args.seed)):
+            print(note)
         with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
             values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update)
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")

@@ -14,10 +14,18 @@ Layout of a file:
     /density    float32[n]   the density it was drawn at
     attrs: format, game, rows, cols, rule, densities, per_density, seed, budget,
            dropped_unsolved (per density), protocol, solve_seconds, flipnet_version
+
+Valuing a sample takes minutes per density, so each density valued is kept at once
+beside the file (`NAME.partial.npz`, with the protocol it was drawn under). A build
+stopped by Ctrl-C or a crash starts again after the last density it finished; the
+positions are drawn again from the seed (cheap, and the same), only their solving is
+skipped. The partial file goes once the sample is written.
 """
 
 import dataclasses
+import json
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +33,8 @@ import h5py
 import numpy as np
 
 from flipnet import __version__
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.files import atomic_path
 from flipnet.datasets.hdf5 import write_hdf5
 
 FORMAT = "flipnet-sample-1"
@@ -89,33 +98,102 @@ def draw(spec, density, rng):
 
 def make_sample(spec, path, solver, progress=None):
     """Draw, value and write the sampled dataset; (sample, seconds of solving).
-    `progress(n)` hears of every n more positions valued."""
+    `progress(n)` hears of every n more positions valued (or found valued before)."""
     rng = np.random.default_rng(spec.seed)
-    states, values, density, dropped = [], [], [], []
-    start = time.perf_counter()
+    kept = valued_before(spec, path)
+    states, values, density, dropped, seconds = [], [], [], [], []
     for d in spec.densities:
-        drawn = draw(spec, d, rng)
-        told = [0]
-
-        def tell(done):
-            if progress and done > told[0]:
-                progress(done - told[0])
-                told[0] = done
-
-        v = solver.values_of_states(drawn, spec.rows, spec.cols, spec.budget, tell)
-        solved = v >= 0
-        states.append(drawn[solved])
-        values.append(v[solved].astype(np.uint8))
-        density.append(np.full(int(solved.sum()), d, np.float32))
-        dropped.append(int((~solved).sum()))
-    seconds = time.perf_counter() - start
+        drawn = draw(spec, d, rng)  # drawn every time, so the generator goes on the same
+        if d in kept:
+            valued, lost, took = kept[d]
+            if progress:
+                progress(drawn.size)
+        else:
+            try:
+                valued, lost, took = _value(spec, drawn, solver, progress)
+            except Interrupted as exc:
+                where = (f"density {', '.join(f'{k:g}' for k in kept)} valued and kept in "
+                         f"{partial_path(path)}" if kept else "no density was valued yet")
+                raise Interrupted(f"{exc} at density {d:g}; {where}: the same command goes on "
+                                  f"from there") from None
+        keep = valued >= 0
+        states.append(drawn[keep])
+        values.append(valued[keep].astype(np.uint8))
+        density.append(np.full(int(keep.sum()), d, np.float32))
+        dropped.append(lost)
+        seconds.append(took)
+        kept[d] = (valued, lost, took)
+        _keep_partial(spec, path, kept)
     sample = Sample(np.concatenate(states), np.concatenate(values), np.concatenate(density), {
         "format": FORMAT, "game": "flip", "rows": spec.rows, "cols": spec.cols, "rule": "normal",
         "densities": list(spec.densities), "per_density": spec.per_density, "seed": spec.seed,
         "budget": spec.budget, "dropped_unsolved": dropped, "protocol": PROTOCOL,
-        "solve_seconds": seconds, "flipnet_version": __version__})
+        "solve_seconds": sum(seconds), "flipnet_version": __version__})
     write(path, sample)
-    return sample, seconds
+    partial_path(path).unlink(missing_ok=True)
+    return sample, sum(seconds)
+
+
+def _value(spec, drawn, solver, progress):
+    """(values, -1 where over the budget; how many were; seconds) of one density's draw."""
+    told = [0]
+
+    def tell(done):
+        if progress and done > told[0]:
+            progress(done - told[0])
+            told[0] = done
+
+    start = time.perf_counter()
+    valued = solver.values_of_states(drawn, spec.rows, spec.cols, spec.budget, tell)
+    return valued, int((valued < 0).sum()), time.perf_counter() - start
+
+
+def resuming_note(spec, path, seed=None):
+    """A line saying which densities an earlier build of `path` left valued, or None."""
+    spec = spec if seed is None else dataclasses.replace(spec, seed=seed)
+    kept = valued_before(spec, path)
+    if not kept:
+        return None
+    return (f"going on with {path}: density {', '.join(f'{d:g}' for d in kept)} valued before "
+            f"({partial_path(path)})")
+
+
+def partial_path(path):
+    """Where a build of `path` keeps the densities it has valued so far."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.partial.npz")
+
+
+def _protocol_key(spec):
+    """What the kept densities must have been drawn and valued under to be reused."""
+    return json.dumps([spec.rows, spec.cols, list(spec.densities), spec.per_density, spec.seed, spec.budget])
+
+
+def valued_before(spec, path):
+    """{density: (values, dropped, seconds)} kept by an earlier build of `path` under the
+    same protocol; {} if there is none (another protocol's or an unreadable file is
+    ignored, and replaced once a density is valued)."""
+    part = partial_path(path)
+    if not part.exists():
+        return {}
+    try:
+        with np.load(part) as f:
+            if str(f["protocol"]) != _protocol_key(spec):
+                return {}
+            return {float(d): (f[f"values{i}"], int(lost), float(took))
+                    for i, (d, lost, took) in enumerate(zip(f["densities"], f["dropped"], f["seconds"]))}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return {}
+
+
+def _keep_partial(spec, path, kept):
+    """Write the densities valued so far beside `path` (under a temporary name, renamed)."""
+    order = list(kept)
+    arrays = {f"values{i}": kept[d][0] for i, d in enumerate(order)}
+    with atomic_path(partial_path(path)) as tmp, open(tmp, "wb") as f:
+        np.savez(f, protocol=np.array(_protocol_key(spec)), densities=np.array(order, np.float64),
+                 dropped=np.array([kept[d][1] for d in order], np.int64),
+                 seconds=np.array([kept[d][2] for d in order]), **arrays)
 
 
 def write(path, sample):
