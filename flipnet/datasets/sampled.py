@@ -104,7 +104,7 @@ def make_sample(spec, path, solver, progress=None):
     states, values, density, dropped, seconds = [], [], [], [], []
     for d in spec.densities:
         drawn = draw(spec, d, rng)  # drawn every time, so the generator goes on the same
-        if d in kept:
+        if d in kept and kept[d][0].shape == drawn.shape:  # else not this draw's: value it again
             valued, lost, took = kept[d]
             if progress:
                 progress(drawn.size)
