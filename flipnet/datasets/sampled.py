@@ -64,12 +64,15 @@ class SampledDataset:
     def progress_total(self):
         return self.per_density * len(self.densities)
 
+    def seeded(self, seed=None):
+        """The same protocol drawn with another seed (None: its own)."""
+        return self if seed is None else dataclasses.replace(self, seed=seed)
+
     def build(self, path, seed=None, progress=None):
         """Draw, value and write the sample (with another seed if given): (values, seconds)."""
         from flipnet.solve.cram import solver
 
-        spec = self if seed is None else dataclasses.replace(self, seed=seed)
-        sample, seconds = make_sample(spec, path, solver(), progress)
+        sample, seconds = make_sample(self.seeded(seed), path, solver(), progress)
         return sample.values, seconds
 
 
@@ -116,14 +119,14 @@ def make_sample(spec, path, solver, progress=None):
                          f"{partial_path(path)}" if kept else "no density was valued yet")
                 raise Interrupted(f"{exc} at density {d:g}; {where}: the same command goes on "
                                   f"from there") from None
+            kept[d] = (valued, lost, took)
+            _keep_partial(spec, path, kept)
         keep = valued >= 0
         states.append(drawn[keep])
         values.append(valued[keep].astype(np.uint8))
         density.append(np.full(int(keep.sum()), d, np.float32))
         dropped.append(lost)
         seconds.append(took)
-        kept[d] = (valued, lost, took)
-        _keep_partial(spec, path, kept)
     sample = Sample(np.concatenate(states), np.concatenate(values), np.concatenate(density), {
         "format": FORMAT, "game": "flip", "rows": spec.rows, "cols": spec.cols, "rule": "normal",
         "densities": list(spec.densities), "per_density": spec.per_density, "seed": spec.seed,
@@ -150,8 +153,7 @@ def _value(spec, drawn, solver, progress):
 
 def resuming_note(spec, path, seed=None):
     """A line saying which densities an earlier build of `path` left valued, or None."""
-    spec = spec if seed is None else dataclasses.replace(spec, seed=seed)
-    kept = valued_before(spec, path)
+    kept = valued_before(spec.seeded(seed), path)
     if not kept:
         return None
     return (f"going on with {path}: density {', '.join(f'{d:g}' for d in kept)} valued before "
