@@ -41,7 +41,7 @@ def test_a_ctrl_c_lost_inside_del_stops_the_next_deferred_block(handler, monkeyp
         assert signals.requested()  # ... but the next safe point stops the work
 
 
-def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(handler):
+def _ctrl_c_turned_into_an_import_error():
     try:  # as a C extension's import can turn it into an ImportError, which is caught
         try:
             _ctrl_c_to_this_process()
@@ -49,8 +49,44 @@ def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(
             raise ImportError("no module") from exc
     except ImportError:
         pass
+
+
+def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(handler):
+    _ctrl_c_turned_into_an_import_error()
     with signals.deferred():
         assert signals.requested()
+
+
+def test_a_training_run_after_a_lost_ctrl_c_stops_before_its_first_epoch(handler, tmp_path):
+    """Not after it: a Ctrl-C lost while the command started (CI saw `train` go through
+    epoch 1 and keep a checkpoint after a SIGINT 0.2 s in)."""
+    from conftest import write_tiny_dataset
+
+    from flipnet.base.errors import Interrupted
+    from flipnet.nn.recipes import config_for
+    from flipnet.nn.train import train
+
+    write_tiny_dataset(tmp_path / "tiny.h5")
+    config = config_for("conv1d", data=str(tmp_path / "tiny.h5"), bucket=0, epochs=3, batch=10,
+                        eval_batch=0, results_dir=str(tmp_path / "r"))
+    _ctrl_c_turned_into_an_import_error()
+    with pytest.raises(Interrupted, match="^interrupted before the first epoch ended; nothing was saved$"):
+        train(config, log=lambda *_: None)
+    assert not (tmp_path / "r" / "conv1d.ckpt.npz").exists()
+
+
+def test_train_nim_and_survey_nim_after_a_lost_ctrl_c_stop_before_any_work(handler, tmp_path):
+    from flipnet.base.errors import Interrupted
+    from flipnet.nn.nimtrain import survey_to_file, train_run
+
+    _ctrl_c_turned_into_an_import_error()
+    with pytest.raises(Interrupted, match="^interrupted after epoch 0 of 500; nothing was written$"):
+        train_run(500, checkpoint=tmp_path / "cut.ckpt.npz")
+    assert not (tmp_path / "cut.ckpt.npz").exists()
+    _ctrl_c_turned_into_an_import_error()
+    with pytest.raises(Interrupted, match="^interrupted after 0 of 4 seeds; nothing was written$"):
+        survey_to_file(range(4), 60, out=tmp_path / "survey.json")
+    assert not (tmp_path / "survey.json").exists()
 
 
 def test_without_a_ctrl_c_or_after_a_new_install_no_stop_is_asked(handler):

@@ -42,8 +42,16 @@ def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False)
     if resume and checkpoint and Path(checkpoint).exists():
         done = _restore(mlp, checkpoint, settings, epochs)
     train_seconds = 0.0
+
+    def stop_if_asked():
+        if signals.requested():
+            kept = f"the checkpoint holds epoch {done}; resume with --resume" if checkpoint and done \
+                else "nothing was written"
+            raise Interrupted(f"interrupted after epoch {done} of {epochs}; {kept}")
+
     with bar(epochs, "train-nim", unit="epoch", initial=done) as progress, signals.deferred():
         while done < epochs:
+            stop_if_asked()  # before any work too: a Ctrl-C that came before the block began
             tick = time.perf_counter()
             step = min(SLICE_EPOCHS, epochs - done)
             mlp.train(database, step)
@@ -52,10 +60,7 @@ def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False)
             if checkpoint:
                 save_npz(checkpoint, {"w": mlp.w, "wo": mlp.wo}, {**settings, "epochs_done": done})
             progress.update(step)
-            if signals.requested():
-                kept = f"the checkpoint holds epoch {done}; resume with --resume" if checkpoint \
-                    else "nothing was written"
-                raise Interrupted(f"interrupted after epoch {done} of {epochs}; {kept}")
+            stop_if_asked()
     rows, diff_winning, diff_losing = compare(mlp, database)
     _, half_winning, half_losing = compare(mlp, database, threshold=0.5)
     report = {"epochs": epochs, "seed": seed, "database_seed": database_seed, "eta": mlp.eta,
@@ -137,8 +142,12 @@ def survey_to_file(seeds, epochs, database_seed=0, out=None, resume=False):
         if out:
             write_json(out, {**settings, "seeds": [{"seed": s, "diff_winning": w, "diff_losing": l}
                                                    for s, w, l in sorted(done.values())]})
+        stop_if_asked()
+
+    def stop_if_asked():
         if signals.requested():
-            kept = f"{out} holds them; resume with --resume" if out else "pass --out FILE to keep them"
+            kept = (f"{out} holds them; resume with --resume" if done else "nothing was written") if out \
+                else "pass --out FILE to keep them"
             raise Interrupted(f"interrupted after {len(done)} of {len(seeds)} seeds; {kept}")
 
     if out:
@@ -147,6 +156,7 @@ def survey_to_file(seeds, epochs, database_seed=0, out=None, resume=False):
         check_writable(out)
     with bar(len(seeds), "survey-nim", unit="net", initial=len(seeds) - len(todo)) as progress, \
             signals.deferred():
+        stop_if_asked()  # a Ctrl-C that came before the block began
         survey(todo, epochs, database_seed, after_slice=keep)
     return [done[s] for s in seeds]
 

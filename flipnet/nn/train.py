@@ -102,6 +102,7 @@ def train(config, resume=False, overwrite=False, log=print):
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
+                    stop_if_asked()  # before any work too: a Ctrl-C that came while compiling
                     order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(train_states))
                     order = order[:n_batches * config.batch]
                     states = train_states[order]
