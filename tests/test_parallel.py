@@ -72,13 +72,13 @@ def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypat
     sees the value 15 only in the helper's part) is one line in this process."""
     real = parallel.gradient_function
 
-    def failing_on_15(*args):
-        gradient = real(*args)
+    def failing_on_15(*args, **kwargs):
+        gradient = real(*args, **kwargs)
 
-        def checked(cells, values, weight):
+        def checked(cells, values, weight, extra=0):
             if (values == 15).any():
                 raise ArithmeticError("a value of 15")
-            return gradient(cells, values, weight)
+            return gradient(cells, values, weight, extra)
         return checked
 
     monkeypatch.setattr(parallel, "gradient_function", failing_on_15)

@@ -22,6 +22,7 @@ MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is 
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
 MAX_DRAWN_SIDE = 7  # --draw-boards: a shape key holds 52 cells, and 7x7 is the largest square in it
 MAX_WORKERS = 8  # --workers: processes of one training step
+MAX_LOOP_EXTRA = 8  # --loop-extra: a 5x5 shape at --loop-steps 2 takes 10 steps; 8 more is past 9x9's
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):
@@ -73,6 +74,10 @@ class TrainConfig:
     loop_steps: int = setting(0, "convmem2d: after the residual layers, one shared residual layer "
                                  "taken N times per cell of a shape's longest side, so larger "
                                  "shapes get more steps (0: none)", metavar="N")
+    loop_extra: int = setting(0, "convmem2d with --loop-steps: while training, each minibatch's "
+                                 "shapes take a random 0..E steps more than their count (the "
+                                 "run's seeded generator), so the shared step learns to hold its "
+                                 "answer when larger shapes take it more often (0: not)", metavar="E")
     global_pool: bool = setting(False, "convmem2d: each residual layer also reads the mean and "
                                        "maximum of the layer below over the shape's cells")
     equivariant: bool = setting(False, "convmem2d: D4 group convolutions, the same answer for "
@@ -171,6 +176,10 @@ class TrainConfig:
             raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
         if self.equivariant and (self.global_pool or self.option_weight or self.loop_steps):
             raise FlipnetError("--equivariant takes no --global-pool, --option-weight or --loop-steps")
+        if not 0 <= self.loop_extra <= MAX_LOOP_EXTRA:
+            raise FlipnetError(f"--loop-extra must be in 0..{MAX_LOOP_EXTRA}, got {self.loop_extra}")
+        if self.loop_extra and not self.loop_steps:
+            raise FlipnetError("--loop-extra needs --loop-steps: it adds steps to the shared loop")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
         if self.board_draws() and not self.init:

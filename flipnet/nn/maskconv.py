@@ -126,8 +126,10 @@ class MaskedConvNet:
         without the option head), from one pass over the frame of `cells`."""
         return self.outputs_in(FrameCells(side, cells), params)
 
-    def outputs_in(self, layout, params=None):
-        """`outputs` of the shapes a layout (`nn/layouts.py`) holds."""
+    def outputs_in(self, layout, params=None, extra=None, extra_max=0):
+        """`outputs` of the shapes a layout (`nn/layouts.py`) holds. With a loop, `extra`
+        (a symbolic int scalar in 0..extra_max) more shared steps for every shape: a
+        training setting (`--loop-extra`), never used at prediction."""
         p = dict(zip(self.names, params or self.params))
         if self.equivariant:
             p = self._untied(p)
@@ -143,7 +145,7 @@ class MaskedConvNet:
             branch = layout.masked(pt.maximum(pre, 0))
             h = h + (p[f"conv{k}_gate"][0] * branch if self.residual_gates else branch)
         if self.loop_steps:
-            h = self._looped(h, first, layout, p)
+            h = self._looped(h, first, layout, p, extra, extra_max)
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
@@ -155,13 +157,16 @@ class MaskedConvNet:
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
         return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
 
-    def _looped(self, h, first, layout, p):
+    def _looped(self, h, first, layout, p, extra=None, extra_max=0):
         """h after the shared residual step, taken by each shape as many times as it is
-        given (`loop_steps` per cell of its longest side): the graph holds the steps of
-        the frame's widest shape, and a row past its shape's count keeps its h."""
-        steps_of_row = layout.per_cell(self.loop_steps * box_extent(layout))
+        given (`loop_steps` per cell of its longest side, plus `extra`): the graph holds
+        the steps of the frame's widest shape, and a row past its shape's count keeps its h."""
+        steps = self.loop_steps * box_extent(layout)
+        if extra is not None:
+            steps = steps + pt.cast(extra, FLOAT)
+        steps_of_row = layout.per_cell(steps)
         recall = pt.dot(first, p["loop_R"]) + p["loop_b"]
-        for step in range(self.loop_steps * layout.side):
+        for step in range(self.loop_steps * layout.side + extra_max):
             branch = layout.masked(pt.maximum(layout.conv(h, p["loop_W"]) + recall, 0))
             taken = pt.cast(pt.gt(steps_of_row, step), FLOAT)
             h = h + taken * p["loop_gate"][0] * branch
@@ -218,6 +223,14 @@ class MaskedConvNet:
 
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
+
+
+def extra_steps_input(extra, extra_max):
+    """`extra` loop steps as a compiled step's input, checked: its graph holds at most
+    `extra_max` more (a row past the graph's steps would silently take fewer)."""
+    if not 0 <= extra <= extra_max:
+        raise ValueError(f"extra loop steps {extra} outside the step's 0..{extra_max}")
+    return np.asarray(extra, np.int64)
 
 
 def box_extent(layout):

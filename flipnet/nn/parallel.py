@@ -30,18 +30,26 @@ from flipnet.nn import FLOAT
 from flipnet.nn.config import MAX_WORKERS
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
+from flipnet.nn.maskconv import extra_steps_input
 
 
-def gradient_function(network, side, layout=LiveCells):
-    """f(cells (part, side^2), values (part,), weight) -> [loss, *grads]: the part's mean
-    cross-entropy times `weight` (its share of the batch) and its gradients, so that the
-    parts' sums are the batch's mean and its gradient."""
+def gradient_function(network, side, layout=LiveCells, loop_extra=0):
+    """f(cells (part, side^2), values (part,), weight, extra=0) -> [loss, *grads]: the
+    part's mean cross-entropy times `weight` (its share of the batch) and its gradients, so
+    that the parts' sums are the batch's mean and its gradient. `extra`: more loop steps,
+    up to `loop_extra` (as `shapetrain.step_function`)."""
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     weight = pt.scalar("weight", dtype=FLOAT)
-    loss = weight * mean_cross_entropy(network.outputs_in(shapes)[0], values)
-    fn = pytensor.function([*shapes.inputs, values, weight], [loss, *pt.grad(loss, network.params)])
-    return lambda cells, part_values, part_weight: fn(*shapes.feed(cells), part_values, part_weight)
+    extra = pt.scalar("extra", dtype="int64")
+    logits = network.outputs_in(shapes, extra=extra if loop_extra else None, extra_max=loop_extra)[0]
+    loss = weight * mean_cross_entropy(logits, values)
+    inputs = [*shapes.inputs, values, weight, *([extra] if loop_extra else [])]
+    fn = pytensor.function(inputs, [loss, *pt.grad(loss, network.params)])
+    if not loop_extra:
+        return lambda cells, part_values, part_weight, extra=0: fn(*shapes.feed(cells), part_values, part_weight)
+    return lambda cells, part_values, part_weight, extra=0: fn(
+        *shapes.feed(cells), part_values, part_weight, extra_steps_input(extra, loop_extra))
 
 
 def apply_function(network, optimizer):
@@ -65,16 +73,16 @@ class _Flat:
 
 
 class SplitStep:
-    """callable(cells (batch, side^2), values (batch,), lr) -> the batch's mean loss, as
+    """callable(cells (batch, side^2), values (batch,), lr, extra=0) -> the batch's mean loss, as
     `shapetrain.step_function`'s step, with the batch's gradient computed in `workers`
     parts by this process and workers - 1 forked helpers. A context manager: leaving it
     stops the helpers. `max_batch`: the largest batch a step will be given."""
 
-    def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False):
+    def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False, loop_extra=0):
         if not 2 <= workers <= MAX_WORKERS:
             raise ValueError(f"a split step takes 2..{MAX_WORKERS} workers, got {workers}")
         self.network, self.workers, self.max_batch = network, workers, max_batch
-        self.gradient = gradient_function(network, side)
+        self.gradient = gradient_function(network, side, loop_extra=loop_extra)
         self.apply = apply_function(network, optimizer)
         context = multiprocessing.get_context("fork")
         shapes = [p.get_value(borrow=True).shape for p in network.params]
@@ -95,7 +103,7 @@ class SplitStep:
             self.helpers.append((helper, grads, cells, np.frombuffer(values, dtype=np.int64)))
             self.pipes.append(ours)
 
-    def __call__(self, cells, values, lr):
+    def __call__(self, cells, values, lr, extra=0):
         n = len(values)
         if n > self.max_batch:
             raise ValueError(f"a batch of {n} shapes is larger than the {self.max_batch} this step holds")
@@ -106,10 +114,10 @@ class SplitStep:
         for (helper, _, part_cells, part_values), pipe, (a, b) in zip(self.helpers, self.pipes, bounds[1:]):
             part_cells.views[0][:b - a] = cells[a:b]
             part_values[:b - a] = values[a:b]
-            asked.append(_send(pipe, (b - a, (b - a) / n)))
+            asked.append(_send(pipe, (b - a, (b - a) / n, extra)))
         a, b = bounds[0]
         try:
-            loss, *grads = self.gradient(cells[a:b], values[a:b], np.asarray((b - a) / n, FLOAT))
+            loss, *grads = self.gradient(cells[a:b], values[a:b], np.asarray((b - a) / n, FLOAT), extra)
         finally:  # every answer is read, even when a part failed: the next step starts even
             answers = [_receive(pipe) if sent else ("stopped", None) for pipe, sent in zip(self.pipes, asked)]
         for (helper, helper_grads, _, _), (status, payload) in zip(self.helpers, answers):
@@ -160,7 +168,7 @@ def _receive(pipe):
 
 
 def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, flush_denormals):
-    """A helper's loop: for each (rows, weight) request, the part's gradient at the
+    """A helper's loop: for each (rows, weight, extra loop steps) request, the part's gradient at the
     current weights; None or the parent's end of the pipe closing ends it."""
     ignore_ctrl_c()
     parents_end.close()  # so that recv sees the end of the pipe when the parent is gone
@@ -173,11 +181,11 @@ def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, 
                 return
             if request is None:
                 return
-            rows, weight = request
+            rows, weight, extra = request
             try:
                 for view, p in zip(weights.views, network.params):
                     p.set_value(view)
-                loss, *part_grads = gradient(cells.views[0][:rows], values[:rows], np.asarray(weight, FLOAT))
+                loss, *part_grads = gradient(cells.views[0][:rows], values[:rows], np.asarray(weight, FLOAT), extra)
                 for view, g in zip(grads.views, part_grads):
                     view[...] = g
                 pipe.send(("ok", float(loss)))

@@ -184,6 +184,11 @@ RECIPES = {r.name: r for r in (
            "taken twice per cell of a shape's longest side (10 steps for a 5x5 shape, 14 for a "
            "7x7 one), gated, 24 epochs: computation that grows with the shape (make train-2d-loop)",
            {**CONVMEM, "layers": 2, "loop_steps": 2, "residual_gates": True}),
+    Recipe("convmem2d-loop-extra", "convmem2d-loop trained with 0..4 random extra steps per "
+           "minibatch, on two processes: a 7x7 shape's 14 steps are steps a 5x5 shape took in "
+           "training, so the loop may learn to hold its answer when taken longer (make "
+           "train-2d-loop-extra)",
+           {**CONVMEM, "layers": 2, "loop_steps": 2, "loop_extra": 4, "residual_gates": True, "workers": 2}),
     Recipe("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs, as convmem2d-loop: its "
            "control, the same for every shape size (make train-2d-gated12-24)",
            {**CONVMEM, "layers": 12, "residual_gates": True}),

@@ -38,7 +38,7 @@ from flipnet.nn.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
 from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.maskconv import MaskedConvNet, extra_steps_input, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
 from flipnet.nn.parallel import SplitStep
@@ -62,15 +62,18 @@ def new_shape_values(table, states, labels, rows, cols):
     return unique, values[first]
 
 
-def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells):
-    """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step. With an
-    option weight, f(cells, values, option sets, certain, lr): the value's cross-entropy
-    plus that weight times the cells' option-set loss (both (batch, side^2, 16) 0/1).
-    `layout` (`nn/layouts.py`): where the network's rows are; the live cells by default."""
+def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells, loop_extra=0):
+    """f(cells (batch, side^2), values (batch,), lr, extra=0) -> loss: one optimizer step.
+    With an option weight, f(cells, values, option sets, certain, lr): the value's
+    cross-entropy plus that weight times the cells' option-set loss (both (batch, side^2,
+    16) 0/1). `layout` (`nn/layouts.py`): where the network's rows are; the live cells by
+    default. `loop_extra`: the step takes `extra` in 0..loop_extra more loop steps."""
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    logits, option_logits = network.outputs_in(shapes)
+    extra = pt.scalar("extra", dtype="int64")
+    logits, option_logits = network.outputs_in(shapes, extra=extra if loop_extra else None,
+                                               extra_max=loop_extra)
     loss = mean_cross_entropy(logits, values)
     targets = [values]
     if option_weight:
@@ -79,8 +82,11 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells)
         targets += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    fn = pytensor.function([*shapes.inputs, *targets, lr], loss, updates=updates)
-    return lambda cells, *rest: fn(*shapes.feed(cells), *rest)
+    if not loop_extra:
+        fn = pytensor.function([*shapes.inputs, *targets, lr], loss, updates=updates)
+        return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest)
+    fn = pytensor.function([*shapes.inputs, *targets, lr, extra], loss, updates=updates)
+    return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest, extra_steps_input(extra, loop_extra))
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):
@@ -168,7 +174,10 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                         if config.option_weight:  # the cells' option sets move with the cells
                             targets += [unpack(_moved(option_sets[batch], which)),
                                         unpack(_moved(option_certain[batch], which))]
-                        loss_sum += float(step(batch_cells, *targets, lr))
+                        # --loop-extra: drawn after the batch's symmetries, and only with it,
+                        # so a run without it draws as before
+                        extra = int(run.rng.integers(config.loop_extra + 1)) if config.loop_extra else 0
+                        loss_sum += float(step(batch_cells, *targets, lr, extra=extra))
                     if not math.isfinite(loss_sum):
                         raise FlipnetError(run.diverged_message(config))
                     seconds = time.perf_counter() - tick
@@ -202,10 +211,10 @@ def _steps(config, network, optimizer, frame, needed):
     if not needed:
         yield None
     elif config.workers == 1:
-        yield step_function(network, optimizer, frame, config.option_weight)
+        yield step_function(network, optimizer, frame, config.option_weight, loop_extra=config.loop_extra)
     else:
         with SplitStep(network, optimizer, frame, config.workers, config.batch,
-                       config.flush_denormals) as step:
+                       config.flush_denormals, config.loop_extra) as step:
             yield step
 
 
