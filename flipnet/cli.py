@@ -2,6 +2,7 @@
 stage that owns its work (games, solve, datasets, nn, play, report)."""
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -46,7 +47,7 @@ def build_parser(train_flags=True):
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
                    "(on a large board the moves cost another search)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (flip)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (flip): the value and the winning moves together")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -322,9 +323,11 @@ def cmd_value(args):
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
     timeout = _timeout(args.timeout)
-    if searched(game):  # the Cram solver's: the other positions are answered at once
-        solver().timeout = timeout
-    result = analyse(game, game.parse(args.position), moves=not args.no_moves)
+    position = game.parse(args.position)
+    # the Cram solver's positions: one limit for the value and the moves together (the
+    # other games' positions are answered at once)
+    with solver().time_limit(timeout) if searched(game) else contextlib.nullcontext():
+        result = analyse(game, position, moves=not args.no_moves)
     if args.json:
         print(json_text(result.to_json(), indent=None), end="")
         return

@@ -28,8 +28,9 @@ from flipnet.solve import table
 OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
 
 
-def direct_logits(net, cells):
-    """The network written out with loops over cells, offsets and channels."""
+def direct_logits(net, cells, extra=0):
+    """The network written out with loops over cells, offsets and channels (`extra`: more
+    loop steps, as --loop-extra gives in training)."""
     p = net.get_values()
     side = int(round(np.sqrt(cells.size)))
     grid = cells.reshape(side, side)
@@ -59,7 +60,7 @@ def direct_logits(net, cells):
         rows, cols = np.flatnonzero(grid.any(axis=1)), np.flatnonzero(grid.any(axis=0))
         extent = max(rows[-1] - rows[0], cols[-1] - cols[0]) + 1
         first = conv(grid[:, :, None].astype(float), p["conv_in_W"], p["conv_in_b"])
-        for _ in range(net.loop_steps * extent):
+        for _ in range(net.loop_steps * extent + extra):
             h = h + p["loop_gate"] * conv(h, p["loop_W"], p["loop_b"] + first @ p["loop_R"])
     cell_rows = h[grid.astype(bool)]  # the maximum over the shape's cells and 0: see _cells_max
     pooled = np.concatenate([cell_rows.sum(0) / count, cell_rows.sum(0) / 25,
@@ -101,6 +102,25 @@ def test_the_network_is_the_masked_convolution_written_out(kind, py_mode):
     got = logits_function(net, 4)(cells)
     for row, expected in zip(got, (direct_logits(net, c) for c in cells)):
         assert np.allclose(row, expected, atol=1e-4)
+
+
+def test_extra_loop_steps_are_the_loop_taken_longer_and_zero_is_the_plain_network(py_mode):
+    from flipnet.nn.layouts import FrameCells
+    from flipnet.nn.maskconv import extra_steps_input
+
+    net = small_net(2, "looped")
+    cells = render_cells(some_keys(4, 4, 12, seed=2), 4)
+    extra = pt.scalar("extra", dtype="int64")
+    inputs = pt.matrix("cells", dtype="float32")
+    longer = pytensor.function([inputs, extra], net.outputs_in(FrameCells(4, inputs), extra=extra, extra_max=3)[0])
+    assert np.allclose(longer(cells, extra_steps_input(0, 3)), logits_function(net, 4)(cells), atol=1e-5)
+    for n in (1, 3):
+        got = longer(cells, extra_steps_input(n, 3))
+        for row, c in zip(got, cells):
+            assert np.allclose(row, direct_logits(net, c, extra=n), atol=1e-4)
+        assert not np.allclose(got, longer(cells, extra_steps_input(0, 3)), atol=1e-3)
+    with pytest.raises(ValueError, match=r"^extra loop steps 4 outside the step's 0..3$"):
+        extra_steps_input(4, 3)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -11,7 +11,7 @@ import pytest
 from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame
 from flipnet.solve import table
-from flipnet.solve.cram import CramSolver, bits, components
+from flipnet.solve.cram import CramSolver, bits, components, search
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.kayles import dawson_kayles
 
@@ -220,6 +220,49 @@ def test_limits_and_time_outs():
                                            r"\(([\d,]+ positions? searched|the search had not begun)"):
         hard.value(full(5, 7))
     assert hard.value(full(3, 3)) == 0  # the solver is still usable afterwards
+
+
+def _patient(seconds):
+    """A kernel that works `seconds` unless it is stopped first (False: stopped)."""
+    def kernel(ctx):
+        control = ctx[5]
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            if control[search.STOP]:
+                return False
+            time.sleep(0.01)
+        return True
+    return kernel
+
+
+def test_a_time_limit_holds_for_every_search_of_a_question_together():
+    """`flipnet value --timeout`: the value's search and each component's moves share one
+    limit, where `timeout` gives each search its own."""
+    solver = CramSolver(progress=False, tt_log=10, timeout=1.5)
+    solver._run(_patient(1.0))
+    solver._run(_patient(1.0))  # 2 s in all: each search is within its own 1.5 s
+    start = time.perf_counter()
+    with solver.time_limit(1.5):
+        solver._run(_patient(1.0))
+        with pytest.raises(FlipnetError, match=r"^no answer within --timeout 1.5 s \(0 positions searched\)$"):
+            solver._run(_patient(1.0))
+    assert time.perf_counter() - start < 1.5 + 0.5
+    solver._run(_patient(1.0))  # the limit ends with the question
+
+
+def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, monkeypatch):
+    """Building it takes about 20 s, longer than most limits: the search goes on without
+    it, and the timeout says so; outside a limit it is built as before."""
+    monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))
+    solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
+    with solver.time_limit(0.3), pytest.raises(
+            FlipnetError, match=r"^no answer within --timeout 0.3 s \(.*; without the endgame database, "
+                                r"which is not built yet: `flipnet endgame` builds it once, in about 20 s\)$"):
+        solver.value(full(5, 7))  # 35 cells: the database is wanted from 30
+    assert list(tmp_path.iterdir()) == [] and not Endgame.is_built(tmp_path)
+    assert solver.auto_endgame  # still wanted by the next question without a limit
+    with solver.time_limit(60):
+        assert solver.value(full(3, 3)) == 0  # a small question needs no database
 
 
 def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it():

@@ -4,9 +4,11 @@
 bounding box, at most 64 cells), and asks the Numba search (`search`) for the nimber of
 each, with the endgame database (`endgame`) and a transposition table shared by every
 question the solver is asked. The search runs in a worker thread while this thread shows
-progress on stderr, enforces `timeout` and turns Ctrl-C into a clean stop.
+progress on stderr, enforces `timeout` (one search) and `time_limit` (a whole question)
+and turns Ctrl-C into a clean stop.
 """
 
+import contextlib
 import threading
 import time
 
@@ -61,6 +63,8 @@ class CramSolver:
         self._left = None  # a kernel's thread the caller stopped waiting for (STOP_GRACE)
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
+        self._deadline = self._limit = None  # time_limit(): the question's end, and its seconds
+        self._without_endgame = False  # a large component searched without the database (time_limit)
 
     @property
     def ctx(self):
@@ -135,10 +139,28 @@ class CramSolver:
                     moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
         return total, sorted(moves)
 
+    @contextlib.contextmanager
+    def time_limit(self, seconds):
+        """One limit in seconds (None: none) for every search a question takes (its value,
+        then each component's moves), where `timeout` limits each search alone. Inside it,
+        a missing endgame database is not built (that takes longer than most limits): the
+        search goes on without it, and a timeout says so."""
+        if seconds is not None:
+            self._deadline, self._limit = time.perf_counter() + seconds, seconds
+        try:
+            yield
+        finally:
+            self._deadline = self._limit = None
+            self._without_endgame = False
+
     def use_endgame(self):
-        """Load the endgame database from the cache, building it there the first time."""
+        """Load the endgame database from the cache, building it there the first time
+        (not inside `time_limit`)."""
         import sys
 
+        if self._deadline is not None and not Endgame.is_built():
+            self._without_endgame = True
+            return
         self.auto_endgame = False
         self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
 
@@ -193,7 +215,8 @@ class CramSolver:
                     elapsed = now - start
                     if signals.requested():
                         self.control[search.STOP] = 1
-                    if self.timeout is not None and elapsed > self.timeout:
+                    if self.timeout is not None and elapsed > self.timeout or \
+                            self._deadline is not None and now > self._deadline:
                         self.control[search.STOP] = 3
                     if self.control[search.STOP] and stop_asked is None:
                         stop_asked = now
@@ -232,7 +255,11 @@ class CramSolver:
         if reason == 3:
             why = (count if searched or self._left is None else
                    "the search had not begun: Numba compiles it the first time, up to a minute")
-            raise FlipnetError(f"no answer within --timeout {self.timeout:g} s ({why})")
+            if self._without_endgame:
+                why += ("; without the endgame database, which is not built yet: `flipnet endgame` "
+                        "builds it once, in about 20 s")
+            limit = self._limit if self._limit is not None else self.timeout
+            raise FlipnetError(f"no answer within --timeout {limit:g} s ({why})")
         if reason == 2:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")

@@ -61,6 +61,15 @@ class Endgame:
         offsets = np.cumsum([0] + [t.size for t in tables])
         return cls(np.concatenate(tables), [(h, w, o) for (h, w), o in zip(boxes, offsets)])
 
+    @staticmethod
+    def is_built(directory=None):
+        """Whether a complete database is in `directory` (default: `cache_dir()`), so
+        that `load_or_build` would only load it."""
+        directory = Path(directory) if directory else cache_dir()
+        meta = _read_meta(directory / "cram-endgame.json")
+        path = directory / "cram-endgame.bin"
+        return bool(meta) and path.exists() and path.stat().st_size == meta.get("bytes")
+
     @classmethod
     def load_or_build(cls, directory=None, boxes=None, log=None, progress=None):
         """The database in `directory` (default: `cache_dir()`), built there first if it
@@ -70,7 +79,7 @@ class Endgame:
         path = directory / "cram-endgame.bin"
         meta_path = directory / "cram-endgame.json"
         meta = _read_meta(meta_path)
-        complete = bool(meta) and path.exists() and path.stat().st_size == meta.get("bytes")
+        complete = cls.is_built(directory)
         if boxes is None:
             boxes = tuple(map(tuple, meta["boxes"])) if complete else DEFAULT_BOXES
         boxes = _checked(boxes)
