@@ -17,7 +17,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
         train-2d-distil-larger train-2d-two-cores \
-        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-gated12-24 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -176,6 +176,9 @@ train-2d-loop: data/flip2d.h5 ## convmem2d with a shared residual step taken mor
 train-2d-loop-extra: data/flip2d.h5 ## convmem2d-loop taught to hold its answer over 0..4 extra steps, on both cores
 	$(TRAIN) convmem2d-loop-extra
 
+train-2d-loop-extra-wide: data/flip2d.h5 ## convmem2d-loop-extra with 48 channels, on both cores
+	$(TRAIN) convmem2d-loop-extra-wide
+
 train-2d-gated12-24: data/flip2d.h5 ## convmem2d-gated12 over 24 epochs: convmem2d-loop's control
 	$(TRAIN) convmem2d-gated12-24
 
@@ -218,8 +221,9 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
             convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
             convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2 \
-            convmem2d-gated12-distil-larger convmem2d-gated12-24 convmem2d-loop convmem2d-loop-extra
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2, -gated12-distil-larger, -gated12-24, -loop, -loop-extra), like `beyond`
+            convmem2d-gated12-distil-larger convmem2d-gated12-24 convmem2d-loop convmem2d-loop-extra \
+            convmem2d-loop-extra-wide
+beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2, -gated12-distil-larger, -gated12-24, -loop, -loop-extra, -loop-extra-wide), like `beyond`
 	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt

@@ -189,6 +189,10 @@ RECIPES = {r.name: r for r in (
            "training, so the loop may learn to hold its answer when taken longer (make "
            "train-2d-loop-extra)",
            {**CONVMEM, "layers": 2, "loop_steps": 2, "loop_extra": 4, "residual_gates": True, "workers": 2}),
+    Recipe("convmem2d-loop-extra-wide", "convmem2d-loop-extra with 48 channels instead of 32, "
+           "so that it may fit the 5x5 shapes as its control does (make train-2d-loop-extra-wide)",
+           {**CONVMEM, "channels": 48, "layers": 2, "loop_steps": 2, "loop_extra": 4, "residual_gates": True,
+            "workers": 2}),
     Recipe("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs, as convmem2d-loop: its "
            "control, the same for every shape size (make train-2d-gated12-24)",
            {**CONVMEM, "layers": 12, "residual_gates": True}),
