@@ -47,7 +47,8 @@ def build_parser(train_flags=True):
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
                    "(on a large board the moves cost another search)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after this long (flip): the value and the winning moves together")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="give up after this long (flip): the value and the winning moves together")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 

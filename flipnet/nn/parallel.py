@@ -44,12 +44,13 @@ def gradient_function(network, side, layout=LiveCells, loop_extra=0):
     extra = pt.scalar("extra", dtype="int64")
     logits = network.outputs_in(shapes, extra=extra if loop_extra else None, extra_max=loop_extra)[0]
     loss = weight * mean_cross_entropy(logits, values)
-    inputs = [*shapes.inputs, values, weight, *([extra] if loop_extra else [])]
-    fn = pytensor.function(inputs, [loss, *pt.grad(loss, network.params)])
-    if not loop_extra:
-        return lambda cells, part_values, part_weight, extra=0: fn(*shapes.feed(cells), part_values, part_weight)
-    return lambda cells, part_values, part_weight, extra=0: fn(
-        *shapes.feed(cells), part_values, part_weight, extra_steps_input(extra, loop_extra))
+    with_extra = [extra] if loop_extra else []
+    fn = pytensor.function([*shapes.inputs, values, weight, *with_extra], [loss, *pt.grad(loss, network.params)])
+
+    def gradient(cells, part_values, part_weight, extra=0):
+        extra = extra_steps_input(extra, loop_extra)
+        return fn(*shapes.feed(cells), part_values, part_weight, *([extra] if loop_extra else []))
+    return gradient
 
 
 def apply_function(network, optimizer):
@@ -168,8 +169,8 @@ def _receive(pipe):
 
 
 def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, flush_denormals):
-    """A helper's loop: for each (rows, weight, extra loop steps) request, the part's gradient at the
-    current weights; None or the parent's end of the pipe closing ends it."""
+    """A helper's loop: for each (rows, weight, extra loop steps) request, the part's
+    gradient at the current weights; None or the parent's end of the pipe closing ends it."""
     ignore_ctrl_c()
     parents_end.close()  # so that recv sees the end of the pipe when the parent is gone
     values = np.frombuffer(values, dtype=np.int64)

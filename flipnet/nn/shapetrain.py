@@ -82,11 +82,13 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells,
         targets += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    if not loop_extra:
-        fn = pytensor.function([*shapes.inputs, *targets, lr], loss, updates=updates)
-        return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest)
-    fn = pytensor.function([*shapes.inputs, *targets, lr, extra], loss, updates=updates)
-    return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest, extra_steps_input(extra, loop_extra))
+    with_extra = [extra] if loop_extra else []
+    fn = pytensor.function([*shapes.inputs, *targets, lr, *with_extra], loss, updates=updates)
+
+    def step(cells, *rest, extra=0):
+        extra = extra_steps_input(extra, loop_extra)
+        return fn(*shapes.feed(cells), *rest, *([extra] if loop_extra else []))
+    return step
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):

@@ -66,6 +66,9 @@ VARIANTS = (
     ("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs: convmem2d-loop's control"),
     ("convmem2d-loop", "2 residual layers, then one shared residual layer taken twice per cell of "
                        "a shape's longest side (10 steps for a 5x5 shape, 14 for a 7x7 one), 24 epochs"),
+    ("convmem2d-loop-extra", "convmem2d-loop trained with 0..4 random extra steps per minibatch, so "
+                             "that the loop holds its answer when a larger shape takes it longer"),
+    ("convmem2d-loop-extra-wide", "convmem2d-loop-extra with 48 channels instead of 32"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
