@@ -225,6 +225,21 @@ class MaskedConvNet:
         return sum(p.get_value().size for p in self.params)
 
 
+class ExtraSteps:
+    """The `--loop-extra` input of a compiled training step, as a layout holds its cells:
+    `symbol` for the graph (None without extra steps), `inputs` for the function, and
+    `feed(extra)` for a call, checked."""
+
+    def __init__(self, most):
+        self.most = most
+        self.symbol = pt.scalar("extra", dtype="int64") if most else None
+        self.inputs = [self.symbol] if most else []
+
+    def feed(self, extra):
+        checked = extra_steps_input(extra, self.most)
+        return [checked] if self.most else []
+
+
 def extra_steps_input(extra, extra_max):
     """`extra` loop steps as a compiled step's input, checked: its graph holds at most
     `extra_max` more (a row past the graph's steps would silently take fewer)."""

@@ -30,7 +30,7 @@ from flipnet.nn import FLOAT
 from flipnet.nn.config import MAX_WORKERS
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
-from flipnet.nn.maskconv import extra_steps_input
+from flipnet.nn.maskconv import ExtraSteps
 
 
 def gradient_function(network, side, layout=LiveCells, loop_extra=0):
@@ -41,16 +41,12 @@ def gradient_function(network, side, layout=LiveCells, loop_extra=0):
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     weight = pt.scalar("weight", dtype=FLOAT)
-    extra = pt.scalar("extra", dtype="int64")
-    logits = network.outputs_in(shapes, extra=extra if loop_extra else None, extra_max=loop_extra)[0]
+    more_steps = ExtraSteps(loop_extra)
+    logits = network.outputs_in(shapes, extra=more_steps.symbol, extra_max=loop_extra)[0]
     loss = weight * mean_cross_entropy(logits, values)
-    with_extra = [extra] if loop_extra else []
-    fn = pytensor.function([*shapes.inputs, values, weight, *with_extra], [loss, *pt.grad(loss, network.params)])
-
-    def gradient(cells, part_values, part_weight, extra=0):
-        extra = extra_steps_input(extra, loop_extra)
-        return fn(*shapes.feed(cells), part_values, part_weight, *([extra] if loop_extra else []))
-    return gradient
+    fn = pytensor.function([*shapes.inputs, values, weight, *more_steps.inputs], [loss, *pt.grad(loss, network.params)])
+    return lambda cells, part_values, part_weight, extra=0: fn(
+        *shapes.feed(cells), part_values, part_weight, *more_steps.feed(extra))
 
 
 def apply_function(network, optimizer):

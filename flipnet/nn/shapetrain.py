@@ -38,7 +38,7 @@ from flipnet.nn.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
 from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import MaskedConvNet, extra_steps_input, render_cells
+from flipnet.nn.maskconv import ExtraSteps, MaskedConvNet, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
 from flipnet.nn.parallel import SplitStep
@@ -71,9 +71,8 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells,
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    extra = pt.scalar("extra", dtype="int64")
-    logits, option_logits = network.outputs_in(shapes, extra=extra if loop_extra else None,
-                                               extra_max=loop_extra)
+    more_steps = ExtraSteps(loop_extra)
+    logits, option_logits = network.outputs_in(shapes, extra=more_steps.symbol, extra_max=loop_extra)
     loss = mean_cross_entropy(logits, values)
     targets = [values]
     if option_weight:
@@ -82,13 +81,8 @@ def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells,
         targets += [sets, certain]
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    with_extra = [extra] if loop_extra else []
-    fn = pytensor.function([*shapes.inputs, *targets, lr, *with_extra], loss, updates=updates)
-
-    def step(cells, *rest, extra=0):
-        extra = extra_steps_input(extra, loop_extra)
-        return fn(*shapes.feed(cells), *rest, *([extra] if loop_extra else []))
-    return step
+    fn = pytensor.function([*shapes.inputs, *targets, lr, *more_steps.inputs], loss, updates=updates)
+    return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest, *more_steps.feed(extra))
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):

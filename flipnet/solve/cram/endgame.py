@@ -65,21 +65,17 @@ class Endgame:
     def is_built(directory=None):
         """Whether a complete database is in `directory` (default: `cache_dir()`), so
         that `load_or_build` would only load it."""
-        directory = Path(directory) if directory else cache_dir()
-        meta = _read_meta(directory / "cram-endgame.json")
-        path = directory / "cram-endgame.bin"
-        return bool(meta) and path.exists() and path.stat().st_size == meta.get("bytes")
+        _, path, meta_path = _files(directory)
+        return _complete(path, _read_meta(meta_path))
 
     @classmethod
     def load_or_build(cls, directory=None, boxes=None, log=None, progress=None):
         """The database in `directory` (default: `cache_dir()`), built there first if it
         is missing or holds other boxes than `boxes` (None: any complete database will
         do, else the default boxes are built)."""
-        directory = Path(directory) if directory else cache_dir()
-        path = directory / "cram-endgame.bin"
-        meta_path = directory / "cram-endgame.json"
+        directory, path, meta_path = _files(directory)
         meta = _read_meta(meta_path)
-        complete = cls.is_built(directory)
+        complete = _complete(path, meta)
         if boxes is None:
             boxes = tuple(map(tuple, meta["boxes"])) if complete else DEFAULT_BOXES
         boxes = _checked(boxes)
@@ -91,6 +87,17 @@ class Endgame:
             meta = _read_meta(meta_path)
         data = np.memmap(path, dtype=np.uint8, mode="r")
         return cls(data, meta["offsets"])
+
+
+def _files(directory):
+    """(directory, database file, its description) for `directory` (default: `cache_dir()`)."""
+    directory = Path(directory) if directory else cache_dir()
+    return directory, directory / "cram-endgame.bin", directory / "cram-endgame.json"
+
+
+def _complete(path, meta):
+    """Whether the database file is whole: its description read, and as many bytes as it says."""
+    return bool(meta) and path.exists() and path.stat().st_size == meta.get("bytes")
 
 
 def _checked(boxes):
