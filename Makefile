@@ -217,7 +217,7 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 
-# Variants of convmem2d tried and not kept (docs/results.md); each needs its train target first.
+# Variants of convmem2d tried and not kept (docs/experiments.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
             convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
             convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2 \

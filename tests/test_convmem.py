@@ -564,7 +564,7 @@ def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gate
 def test_no_parameter_is_0d_and_gates_kept_as_scalars_still_load(equivariant):
     """Numba code that PyTensor loads from its compile cache updated 0-d parameters a
     rounding away from freshly compiled code, so a run's weights depended on the cache
-    (docs/results.md, eleventh session): no parameter is 0-d, and the model files that
+    (docs/experiments.md, eleventh session): no parameter is 0-d, and the model files that
     kept each gate as a scalar still load."""
     kinds = dict(layers=3, residual_gates=True, global_pool=not equivariant, equivariant=equivariant)
     net = MaskedConvNet(6, **kinds)

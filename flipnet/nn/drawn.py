@@ -7,7 +7,7 @@ than alone: 3.4% against 20.4% wrong on 5x5 test positions with a new shape. So 
 next network can be taught those 1-ply values: draw random boards from a seeded
 generator, keep the shapes of their components that are not in the table, and label each
 with the starting model's 1-ply mex. This is the rules of the game used at training
-time, as a self-play learner does (docs/results.md); no solver, no validation or test
+time, as a self-play learner does (docs/experiments.md); no solver, no validation or test
 position and no label beyond the training ones is read. The drawn shapes are kept in the
 model file, so that errors can be split into new shapes drawn and not drawn.
 """

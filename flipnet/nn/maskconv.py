@@ -99,7 +99,7 @@ class MaskedConvNet:
         if self.residual_gates:
             # 1-element vectors, not 0-d: Numba code that PyTensor loads from its compile
             # cache updates 0-d parameters a rounding away from freshly compiled code, so a
-            # run's weights depended on the cache (docs/results.md, eleventh session)
+            # run's weights depended on the cache (docs/experiments.md, eleventh session)
             init.update({f"conv{k}_gate": np.zeros(1) for k in range(layers)})
         if self.loop_steps:  # drawn last: the same seed, the same other weights
             init.update({"loop_W": rng.normal(0, spread, (9 * c, c)), "loop_b": np.zeros(c),

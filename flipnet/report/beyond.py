@@ -35,7 +35,7 @@ MODELS = (
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
-# Tried and not kept (docs/results.md): rows only once `make beyond-variants` has run
+# Tried and not kept (docs/experiments.md): rows only once `make beyond-variants` has run
 VARIANTS = (
     ("convmem2d-wide", "convmem2d with 48 channels and a dense layer of 256"),
     ("convmem2d-deep16", "convmem2d with 16 residual layers"),
@@ -156,6 +156,6 @@ def markdown(results_dir="results"):
         "exact value is read at prediction time. Goals (issue 20): " + GOALS + ".",
         "", "Models: " + "; ".join(f"`{m}`: {text}" for m, text in MODELS) + "."]
     if variants:
-        legend += ["", "Variants tried and not kept (`make beyond-variants`; why in docs/results.md): "
+        legend += ["", "Variants tried and not kept (`make beyond-variants`; why in docs/experiments.md): "
                    + "; ".join(f"`{m}`: {text}" for m, text in variants) + "."]
     return "\n".join(header + rows + legend) + "\n"

@@ -1,0 +1,62 @@
+"""The README's and docs' links between files: every relative link names a file of the
+repository, and every #anchor a heading of that file (as GitHub makes its anchors). The
+docs were split (results.md, experiments.md) and refer to each other's sections."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def github_anchor(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path):
+    """Every anchor a markdown file's headings make (a repeated one gets -1, -2, ...)."""
+    seen, out = {}, set()
+    in_code = False
+    for line in path.read_text().splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code or not re.match(r"#{1,6} ", line):
+            continue
+        base = github_anchor(line.lstrip("#"))
+        out.add(base if base not in seen else f"{base}-{seen[base]}")
+        seen[base] = seen.get(base, 0) + 1
+    return out
+
+
+def links(path):
+    return [target for target in LINK.findall(path.read_text())
+            if not re.match(r"[a-z]+:", target)]  # http:, https:, mailto: are not checked
+
+
+def test_the_anchor_rule_on_headings_like_the_docs():
+    assert github_anchor(" A convolution over the component's cells (2026-11-24, the one)") == \
+        "a-convolution-over-the-components-cells-2026-11-24-the-one"
+    assert github_anchor("convmem2d-loop-extra and -wide") == "convmem2d-loop-extra-and--wide"
+
+
+def test_anchors_number_repeated_headings(tmp_path):
+    doc = tmp_path / "x.md"
+    doc.write_text("# Speed\n\n```\n# not a heading\n```\n## Speed\n")
+    assert anchors(doc) == {"speed", "speed-1"}
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(doc):
+    broken = []
+    for target in links(doc):
+        file_part, _, anchor = target.partition("#")
+        linked = (doc.parent / file_part).resolve() if file_part else doc
+        if not linked.exists():
+            broken.append(f"{target}: no file {linked.relative_to(ROOT) if linked.is_relative_to(ROOT) else linked}")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target}: no heading makes #{anchor}")
+    assert not broken, f"{doc.name}: " + "; ".join(broken)
