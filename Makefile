@@ -17,7 +17,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
         train-2d-distil-larger train-2d-two-cores \
-        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -181,6 +181,19 @@ train-2d-loop-extra-wide: data/flip2d.h5 ## convmem2d-loop-extra with 48 channel
 
 train-2d-gated12-24: data/flip2d.h5 ## convmem2d-gated12 over 24 epochs: convmem2d-loop's control
 	$(TRAIN) convmem2d-gated12-24
+
+ROUNDS_STUDY := convmem2d-gated12-24 $(addprefix convmem2d-gated12-24-,more1 more2 round1 round2 round3 round4)
+study-rounds: train-2d-gated12-24 data-large ## from convmem2d-gated12-24, four rounds of its own 1-ply values beside 8 and 16 epochs more, each network evaluated alone (docs/experiments.md; about 80 min on both cores after gated12-24)
+	$(TRAIN) convmem2d-gated12-24-more1
+	$(TRAIN) convmem2d-gated12-24-round1
+	$(TRAIN) convmem2d-gated12-24-more2
+	$(TRAIN) convmem2d-gated12-24-round2
+	$(TRAIN) convmem2d-gated12-24-round3
+	$(TRAIN) convmem2d-gated12-24-round4
+	for m in $(ROUNDS_STUDY); do \
+	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
+	  for b in 6x6 7x7; do $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 \
+	    --out results/eval-$$m-$$b.json || exit 1; done; done
 
 train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
 	$(TRAIN) convmem2d-gated16-42

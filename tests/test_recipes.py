@@ -191,3 +191,27 @@ def test_the_make_target_a_recipe_names_trains_that_recipe():
                 f"`make {target}` does not train {name}"
             named += 1
     assert named >= 20
+
+
+def _trained_by(rules, target):
+    """The recipes `make TARGET` trains, in order: its prerequisites' first, then its own."""
+    prerequisites, body = rules.get(target, ((), ""))
+    order = [name for p in prerequisites for name in _trained_by(rules, p)]
+    return order + re.findall(r"\$\(TRAIN\) ([\w-]+)", body)
+
+
+def test_a_recipe_that_starts_from_another_is_trained_after_it():
+    """A recipe's --init is another recipe's result, and every make target that trains it
+    trains that one first (the rounds study chains five runs in one target)."""
+    rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
+    chained = 0
+    for target in rules:
+        order = _trained_by(rules, target)
+        for k, name in enumerate(order):
+            init = RECIPES[name].settings.get("init") if name in RECIPES else None
+            if init:
+                start = Path(init).stem
+                assert start in RECIPES, f"{name} starts from {init}, which no recipe makes"
+                assert start in order[:k], f"`make {target}` trains {name} before {start}, its start"
+                chained += 1
+    assert chained >= 10

@@ -32,6 +32,26 @@ GATED12_DISTIL6M_R2 = {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/con
 GATED12_80 = {**CONVMEM, "layers": 12, "epochs": 80, "residual_gates": True, "workers": 2}
 GATED12_80_DISTIL6M = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2,
                        "init": "results/convmem2d-gated12-80.npz"}
+# the rounds study (make study-rounds): from convmem2d-gated12-24, distil6m's stage taken
+# again and again, each round from the last and with its one ply; its control takes the
+# same 8 epochs with no drawn shapes, so a round's gain is told from more epochs
+ROUNDS_START = "convmem2d-gated12-24"
+ROUND = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2}
+ROUNDS, MORE_EPOCHS = 4, 2
+
+
+def _rounds():
+    """Recipes convmem2d-gated12-24-round1.. and -more1.. (its controls), each from the one before."""
+    found = []
+    for kind, count, draw in (("round", ROUNDS, ROUND["draw"]), ("more", MORE_EPOCHS, 0)):
+        for k in range(1, count + 1):
+            start = ROUNDS_START if k == 1 else f"{ROUNDS_START}-{kind}{k - 1}"
+            what = ("its own 1-ply values of the new shapes of 6M random boards"
+                    if draw else "no drawn shapes: the rounds' control")
+            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", f"8 epochs more from {start}, {what} "
+                                "(make study-rounds)", {**ROUND, "draw": draw,
+                                                        "init": f"results/{start}.npz"}))
+    return found
 
 
 @dataclass(frozen=True)
@@ -196,6 +216,7 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs, as convmem2d-loop: its "
            "control, the same for every shape size (make train-2d-gated12-24)",
            {**CONVMEM, "layers": 12, "residual_gates": True}),
+    *_rounds(),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
