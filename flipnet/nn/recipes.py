@@ -40,20 +40,6 @@ ROUND = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2}
 ROUNDS, MORE_EPOCHS = 4, 2
 
 
-def _rounds():
-    """Recipes convmem2d-gated12-24-round1.. and -more1.. (its controls), each from the one before."""
-    found = []
-    for kind, count, draw in (("round", ROUNDS, ROUND["draw"]), ("more", MORE_EPOCHS, 0)):
-        for k in range(1, count + 1):
-            start = ROUNDS_START if k == 1 else f"{ROUNDS_START}-{kind}{k - 1}"
-            what = ("its own 1-ply values of the new shapes of 6M random boards"
-                    if draw else "no drawn shapes: the rounds' control")
-            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", f"8 epochs more from {start}, {what} "
-                                "(make study-rounds)", {**ROUND, "draw": draw,
-                                                        "init": f"results/{start}.npz"}))
-    return found
-
-
 @dataclass(frozen=True)
 class Recipe:
     name: str
@@ -65,6 +51,20 @@ class Recipe:
         settings = dict(self.settings)
         settings["data"] = str(DATASETS[settings["data"]].path())
         return TrainConfig(recipe=self.name, name=self.name, **settings)
+
+
+def _rounds():
+    """Recipes convmem2d-gated12-24-round1.. and -more1.. (its controls), each from the one before."""
+    found = []
+    for kind, count, draw in (("round", ROUNDS, ROUND["draw"]), ("more", MORE_EPOCHS, 0)):
+        for k in range(1, count + 1):
+            start = ROUNDS_START if k == 1 else f"{ROUNDS_START}-{kind}{k - 1}"
+            what = (f"the new shapes of 6M random boards valued by {start}'s own 1-ply mex"
+                    if draw else "no drawn shapes: the rounds' control")
+            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", f"8 epochs more from {start}, {what} "
+                                "(make study-rounds)", {**ROUND, "draw": draw,
+                                                        "init": f"results/{start}.npz"}))
+    return found
 
 
 # What the original scripts did (docs/sources.md, "What the original scripts do"): one
