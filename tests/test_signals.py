@@ -3,6 +3,7 @@ exception some other code swallows is not lost (base/signals.py)."""
 
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -105,3 +106,26 @@ def test_a_ctrl_c_inside_a_deferred_block_is_a_request_that_ends_with_it(handler
         assert signals.requested()  # no exception: the work stops at its next safe point
     with signals.deferred():
         assert not signals.requested()
+
+
+def test_a_ctrl_c_lost_in_a_weakref_callback_prints_nothing(tmp_path):
+    """A real SIGINT handled inside a weakref callback (as importlib's module locks have,
+    where a Ctrl-C in a command's first moments was seen to print "Exception ignored in"
+    and a traceback): nothing on stderr, and the next deferred block stops. Any other
+    exception Python cannot raise is still reported."""
+    program = tmp_path / "lost.py"
+    program.write_text(
+        "import os, signal, weakref\n"
+        "from flipnet.base import signals\n"
+        "signals.install()\n"
+        "class Held: pass\n"
+        "def ctrl_c(_):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    for _ in range(1000): pass\n"
+        "held = Held(); ref = weakref.ref(held, ctrl_c); del held\n"
+        "with signals.deferred(): print('stops' if signals.requested() else 'goes on')\n"
+        "def fails(_): raise ValueError('not a Ctrl-C')\n"
+        "other = Held(); ref2 = weakref.ref(other, fails); del other\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "stops\n"
+    assert "CtrlC" not in done.stderr and "ValueError: not a Ctrl-C" in done.stderr

@@ -18,13 +18,18 @@ exit status 130. It tests the exact class, so a subclass is never marked.
 
 A Ctrl-C outside `deferred()` is also remembered before it is raised, and the next
 deferred block starts with its stop already asked for, because its exception can be lost:
-raised while a `__del__` runs, Python prints it and goes on; raised while numpy's C code
+raised while a `__del__` or a weakref callback runs (importlib has one for its module
+locks), Python hands it to `sys.unraisablehook` and goes on; raised while numpy's C code
 loads a module, it comes out as an ImportError, which an optional import may catch. (A
 training run was seen to go on for all its epochs after a Ctrl-C in its first moments.)
+The hook `install()` sets keeps such a lost Ctrl-C quiet, where Python would print a
+traceback ("Exception ignored in ..."): it is remembered, and outside a deferred block
+the next Ctrl-C raises as usual.
 """
 
 import contextlib
 import signal
+import sys
 
 import numpy as np
 
@@ -41,6 +46,16 @@ def install():
     global _came
     _came = False
     signal.signal(signal.SIGINT, _handler)
+    if sys.unraisablehook is not _unraisable:
+        _unraisable.passed_on = sys.unraisablehook
+        sys.unraisablehook = _unraisable
+
+
+def _unraisable(raised):
+    """Python's report of an exception it could not raise: silent for our own Ctrl-C
+    (`_came` keeps it), the usual report for anything else."""
+    if raised.exc_type is not CtrlC:
+        _unraisable.passed_on(raised)
 
 
 def _handler(signum, frame):
