@@ -36,6 +36,7 @@ import numpy as np
 flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compiled kernels
 _depth = 0
 _came = False  # a Ctrl-C came outside deferred(), since install()
+_report_unraisable = sys.unraisablehook  # Python's own report, for all but a lost Ctrl-C
 
 
 class CtrlC(KeyboardInterrupt):
@@ -43,11 +44,11 @@ class CtrlC(KeyboardInterrupt):
 
 
 def install():
-    global _came
+    global _came, _report_unraisable
     _came = False
     signal.signal(signal.SIGINT, _handler)
     if sys.unraisablehook is not _unraisable:
-        _unraisable.passed_on = sys.unraisablehook
+        _report_unraisable = sys.unraisablehook
         sys.unraisablehook = _unraisable
 
 
@@ -55,7 +56,7 @@ def _unraisable(raised):
     """Python's report of an exception it could not raise: silent for our own Ctrl-C
     (`_came` keeps it), the usual report for anything else."""
     if raised.exc_type is not CtrlC:
-        _unraisable.passed_on(raised)
+        _report_unraisable(raised)
 
 
 def _handler(signum, frame):
