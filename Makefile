@@ -190,10 +190,7 @@ study-rounds: train-2d-gated12-24 data-large ## from convmem2d-gated12-24, four 
 	$(TRAIN) convmem2d-gated12-24-round2
 	$(TRAIN) convmem2d-gated12-24-round3
 	$(TRAIN) convmem2d-gated12-24-round4
-	for m in $(ROUNDS_STUDY); do \
-	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
-	  for b in 6x6 7x7; do $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 \
-	    --out results/eval-$$m-$$b.json || exit 1; done; done
+	$(call evaluate,$(ROUNDS_STUDY),$(ROUNDS_STUDY),alone)
 
 train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
 	$(TRAIN) convmem2d-gated16-42
@@ -208,17 +205,18 @@ ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
 train-2d-best: train-2d-two-cores ## the best 2D model by validation: convmem2d-gated12-80-distil6m-r2 (docs/results.md)
 	$(FLIPNET) evaluate results/convmem2d-gated12-80-distil6m-r2.npz --out results/eval-convmem2d-gated12-80-distil6m-r2-5x5.json
 
-# $(call evaluate,MODELS,BOARDS): each model on the 5x5 test set and on the sampled larger
-# BOARDS (only models that read any board), alone and with one ply of lookahead on the
-# shapes it never met (on two processes: the same figures) -> results/eval-MODEL-BOARD[-1ply].json
+# $(call evaluate,MODELS,BOARDS[,alone]): each model on the 5x5 test set and on the sampled
+# larger BOARDS (only models that read any board), alone and, unless `alone` is given, with
+# one ply of lookahead on the shapes it never met (on two processes: the same figures)
+# -> results/eval-MODEL-BOARD[-1ply].json
 define evaluate
 	for m in $(1); do \
 	  $(FLIPNET) evaluate results/$$m.npz --out results/eval-$$m-5x5.json || exit 1; \
-	  $(FLIPNET) evaluate results/$$m.npz --one-ply --workers 2 --out results/eval-$$m-5x5-1ply.json || exit 1; done
+	  $(if $(3),,$(FLIPNET) evaluate results/$$m.npz --one-ply --workers 2 --out results/eval-$$m-5x5-1ply.json || exit 1;) done
 	for m in $(2); do for b in 6x6 7x7; do \
 	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --out results/eval-$$m-$$b.json || exit 1; \
-	  $(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --workers 2 --out results/eval-$$m-$$b-1ply.json \
-	    || exit 1; done; done
+	  $(if $(3),,$(FLIPNET) evaluate results/$$m.npz --data data/flip$$b.h5 --one-ply --workers 2 --out results/eval-$$m-$$b-1ply.json \
+	    || exit 1;) done; done
 endef
 
 BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 \
