@@ -61,9 +61,9 @@ def _rounds():
             start = ROUNDS_START if k == 1 else f"{ROUNDS_START}-{kind}{k - 1}"
             what = (f"the new shapes of {draw // 1_000_000}M random boards valued by {start}'s own "
                     "1-ply mex" if draw else "no drawn shapes: the rounds' control")
-            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", f"{ROUND['epochs']} epochs more from {start}, {what} "
-                                "(make study-rounds)", {**ROUND, "draw": draw,
-                                                        "init": f"results/{start}.npz"}))
+            summary = f"{ROUND['epochs']} epochs more from {start}, {what} (make study-rounds)"
+            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", summary,
+                                {**ROUND, "draw": draw, "init": f"results/{start}.npz"}))
     return found
 
 
