@@ -342,6 +342,18 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
 
 
 @pytest.mark.slow
+def test_a_board_whose_frame_outgrows_64_cells_is_one_line(trained):
+    """A size-free model reads a board's shapes in a square frame of its longer side: an
+    8-cell row is read (its 8x8 frame is 64 cells), a 9-cell row is refused by name."""
+    fits = run(["predict", trained / "r" / "convmem2d.npz", "1" * 8], trained)
+    assert fits.returncode == 0 and "true 1" in fits.stdout, fits.stderr  # Dawson's Kayles G(8) = 1
+    got = run(["predict", trained / "r" / "convmem2d.npz", "1" * 9], trained)
+    assert got.returncode == 2 and stderr_lines(got.stderr) == [
+        "flipnet predict: error: convmem2d draws a 1x9 board's shapes in a 9x9 frame of 81 cells; "
+        "frames are 64-bit masks, so a board's longer side is at most 8"]
+
+
+@pytest.mark.slow
 def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch):
     """`flipnet evaluate --one-ply --workers N`: chunks of new shapes valued by forked
     processes, the values of one process (several chunks: 5x5 positions, chunks of 32)."""

@@ -31,9 +31,13 @@ class ConvMemory:
     def __init__(self, network, table, rows, cols, average=True, drawn=None):
         self.network, self.table, self.average = network, table, average
         self.drawn = np.zeros(0, np.uint64) if drawn is None else np.asarray(drawn, np.uint64)
+        self.side = max(rows, cols)  # a square frame that holds every shape of the board
+        if self.side * self.side > 64:
+            raise FlipnetError(f"{NAME} draws a {rows}x{cols} board's shapes in a {self.side}x{self.side} "
+                               f"frame of {self.side * self.side} cells; frames are 64-bit masks, so a "
+                               f"board's longer side is at most 8")
         self.rows, self.cols, self.n_classes = rows, cols, network.n_classes
         self.components = Components(rows, cols)
-        self.side = max(rows, cols)  # a square frame that holds every shape of the board
 
     def for_board(self, rows, cols):
         """The same table and network reading rows x cols positions."""
