@@ -17,7 +17,8 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
         train-2d-distil-larger train-2d-two-cores \
-        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds \
+        train-2d-sized50 train-2d-sized75 study-sized train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -191,6 +192,16 @@ study-rounds: train-2d-gated12-24 data-large ## from convmem2d-gated12-24, four 
 	$(TRAIN) convmem2d-gated12-24-round3
 	$(TRAIN) convmem2d-gated12-24-round4
 	$(call evaluate,$(ROUNDS_STUDY),$(ROUNDS_STUDY),alone)
+
+SIZED_STUDY := convmem2d-gated12-24-sized50 convmem2d-gated12-24-sized75
+train-2d-sized50: data/flip2d.h5 ## convmem2d-gated12-24 with each epoch's shapes drawn by cell count, --size-balance 0.5
+	$(TRAIN) convmem2d-gated12-24-sized50
+
+train-2d-sized75: data/flip2d.h5 ## the same at --size-balance 0.75
+	$(TRAIN) convmem2d-gated12-24-sized75
+
+study-sized: train-2d-sized50 train-2d-sized75 data-large ## both, each evaluated alone on 5x5, 6x6 and 7x7, beside convmem2d-gated12-24 (docs/experiments.md; make -j2 trains them side by side, about 50 min)
+	$(call evaluate,$(SIZED_STUDY),$(SIZED_STUDY),alone)
 
 train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
 	$(TRAIN) convmem2d-gated16-42

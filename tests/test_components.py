@@ -122,3 +122,21 @@ def test_beyond_the_training_board_is_a_component_whose_box_fits_no_orientation(
     assert errors["error_within_training_board"] == wrong[~expected].mean()
     assert errors["error_beyond_training_board"] == wrong[expected].mean()
     assert beyond_board_errors(wrong[:3], np.zeros(3, bool))["error_beyond_training_board"] is None
+
+
+@pytest.mark.parametrize("rows, cols", [(5, 5), (6, 6), (3, 7)])
+def test_the_largest_component_and_the_errors_by_its_cells_follow_a_flood_fill(rows, cols):
+    from flipnet.datasets.components import errors_by_largest_component, largest_component_cells
+
+    rng = np.random.default_rng(rows * cols + 1)
+    states = (rng.random((500, rows * cols)) < 0.55) @ (1 << np.arange(rows * cols, dtype=np.uint64))
+    states[0] = 0  # no component at all
+    got = largest_component_cells(rows, cols, states)
+    expected = np.array([max((bin(m).count("1") for m in reference_components(int(s), rows, cols)), default=0)
+                         for s in states])
+    assert np.array_equal(got, expected) and len(set(expected)) > 5
+    wrong = rng.random(states.size) < 0.3
+    by_cells = errors_by_largest_component(wrong, got)["positions_by_largest_component"]
+    assert sum(n for n, _ in by_cells.values()) == states.size
+    for cells, (n, errors) in by_cells.items():
+        assert n == (expected == int(cells)).sum() and errors == wrong[expected == int(cells)].sum()

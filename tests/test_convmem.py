@@ -337,6 +337,10 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
         assert np.isclose(e["share_beyond_training_board"], beyond[part].mean())
         assert np.isclose(e["error_within_training_board"], wrong[part][~beyond[part]].mean())
         assert np.isclose(e["error_beyond_training_board"], wrong[part][beyond[part]].mean())
+        largest = np.array([max((bin(m).count("1") for m in reference_components(int(s), 5, 5)), default=0)
+                            for s in states[part]])
+        assert e["positions_by_largest_component"] == {
+            str(n): [int((largest == n).sum()), int(wrong[part][largest == n].sum())] for n in np.unique(largest)}
     assert beyond.any() and wrong[beyond].mean() > wrong[~beyond].mean()
     assert got.stdout.count("(components that fit 4x4 ") == 2, got.stdout
 
@@ -392,7 +396,8 @@ def test_evaluate_gives_the_rows_of_the_table(trained):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("extra", [[], ["--option-weight", 0.5]], ids=["plain", "option-head"])
+@pytest.mark.parametrize("extra", [[], ["--option-weight", 0.5], ["--size-balance", 0.5]],
+                         ids=["plain", "option-head", "size-balance"])
 def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path, extra):
     from flipnet.nn.store import load_npz
 
@@ -416,6 +421,33 @@ def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path, 
     a, _ = load_npz(tmp_path / "r" / "cut.npz")
     b, _ = load_npz(tmp_path / "r" / "straight.npz")
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in b)
+    if "--size-balance" in extra:  # the draw by cell count is not the plain order
+        plain = list(common)
+        plain[plain.index("--size-balance") + 1] = 0
+        done = run([*plain, "--epochs", epoch + 1, "--out", "plain"], tmp_path)
+        assert done.returncode == 0, done.stderr
+        c, _ = load_npz(tmp_path / "r" / "plain.npz")
+        assert not all(np.array_equal(b[k], c[k]) for k in b if k.startswith("net/"))
+
+
+def test_size_balance_gives_each_cell_count_its_share_of_the_draws():
+    """--size-balance A: a shape's chance is proportional to (shapes of its cell count)^-A,
+    so the counts' shares of the draws go as (shapes of that count)^(1-A)."""
+    from flipnet.nn.shapetrain import size_balanced_chances
+
+    rng = np.random.default_rng(3)
+    states = (rng.random((4000, 25)) < 0.6) @ (1 << np.arange(25, dtype=np.uint64))
+    keys = np.unique(Components(5, 5).shapes(states))
+    cells = key_shape(keys)[2]
+    counts = {int(n): int((cells == n).sum()) for n in np.unique(cells)}
+    assert size_balanced_chances(keys, 0) is None
+    for exponent in (0.5, 0.75, 1.0):
+        chances = size_balanced_chances(keys, exponent)
+        assert np.isclose(chances.sum(), 1) and (chances > 0).all()
+        total = sum(c ** (1 - exponent) for c in counts.values())
+        for n, c in counts.items():
+            assert np.isclose(chances[cells == n].sum(), c ** (1 - exponent) / total)
+            assert np.allclose(chances[cells == n], chances[cells == n][0])  # alike within a count
 
 
 def test_bad_datasets_and_files_get_one_line(tmp_path):

@@ -196,6 +196,24 @@ def beyond_board_errors(wrong, beyond):
             "error_beyond_training_board": _error_where(wrong, beyond)}
 
 
+def largest_component_cells(rows, cols, states):
+    """The cells of each state's largest live component (0 for a state with none)."""
+    components = Components(rows, cols)
+    keys = components.keys(components.split(states))
+    if keys.shape[1] == 0:
+        return np.zeros(len(keys), np.int64)
+    return np.where(keys == 0, 0, key_shape(keys)[2]).max(axis=1)
+
+
+def errors_by_largest_component(wrong, largest):
+    """{"positions_by_largest_component": {cells: [positions, wrong]}}: where a model's
+    errors lie by the size of each position's largest component. Sizes a training board
+    holds few shapes of are where a size-free network has least to go on."""
+    wrong = np.asarray(wrong)
+    return {"positions_by_largest_component": {
+        str(int(n)): [int((largest == n).sum()), int(wrong[largest == n].sum())] for n in np.unique(largest)}}
+
+
 def _error_where(wrong, where):
     """The error rate over the positions picked by `where`; None where it picks none."""
     return float(wrong[where].mean()) if where.any() else None

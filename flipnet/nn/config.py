@@ -98,6 +98,10 @@ class TrainConfig:
     option_weight: float = setting(0.0, "convmem2d: also teach each cell's set of option values "
                                         "read from the training labels, with this weight beside the "
                                         "value's loss (nn/options.py; 0: not)", metavar="W")
+    size_balance: float = setting(0.0, "convmem2d: each epoch draws its shapes with replacement, a "
+                                       "shape's chance proportional to (taught shapes of its cell count)^-A, "
+                                       "so the large shapes a 5x5 board holds few of are met more often "
+                                       "(0: every shape once an epoch)", metavar="A")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
@@ -158,14 +162,19 @@ class TrainConfig:
             raise FlipnetError(f"--draw must be in 0..{MAX_DRAWN_BOARDS}, got {self.draw}")
         if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
             raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
+        if not (math.isfinite(self.size_balance) and 0 <= self.size_balance <= 1):
+            raise FlipnetError(f"--size-balance must be a number in 0..1, got {self.size_balance}")
         if self.model and self.model not in SIZED_MODELS:
             for given, which in ((self.init or self.draw or self.draw_boards, "--init and --draw are settings"),
                                  (self.global_pool, "--global-pool is a setting"),
                                  (self.equivariant, "--equivariant is a setting"),
                                  (self.residual_gates, "--residual-gates is a setting"),
-                                 (self.option_weight, "--option-weight is a setting")):
+                                 (self.option_weight, "--option-weight is a setting"),
+                                 (self.size_balance, "--size-balance is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
+        if self.size_balance and self.shuffle == "once":
+            raise FlipnetError("--size-balance draws every epoch anew: it takes no --shuffle once")
         if not 1 <= self.workers <= MAX_WORKERS:
             raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {self.workers}")
         if self.workers > 1 and self.model and self.model not in SIZED_MODELS:

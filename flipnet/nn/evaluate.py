@@ -7,7 +7,9 @@ labels within the model's classes; errors are measured as the run measured them 
 minibatches only when its recipe said so). Every 2D figure is split into positions made
 only of shapes met in training and positions holding a new shape; a larger board's
 figures also into positions whose components all fit the training board and those
-holding one that outgrows it (a shape no training position can hold).
+holding one that outgrows it (a shape no training position can hold); and both by the
+cells of each position's largest component, where size-free networks meet sizes their
+training board holds few shapes of.
 """
 
 import numpy as np
@@ -16,6 +18,7 @@ from flipnet.base.errors import FlipnetError
 from flipnet.base.progress import bar
 from flipnet.datasets import read_split
 from flipnet.datasets.components import (Components, beyond_board_errors, beyond_board_positions,
+                                         errors_by_largest_component, largest_component_cells,
                                          new_shape_positions, split_errors)
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
@@ -123,6 +126,7 @@ def _split_errors(predicted, labels, states, model, met, trained_board=None):
         drawn = getattr(model, "drawn", ())  # convmem2d's shapes taught by 1-ply labels
         new, undrawn = new_shape_positions(model.rows, model.cols, met, states, drawn)
         out.update(split_errors(wrong, new, undrawn if len(drawn) else None))
+        out.update(errors_by_largest_component(wrong, largest_component_cells(model.rows, model.cols, states)))
     if trained_board is not None and trained_board != (model.rows, model.cols):
         out.update(beyond_board_errors(wrong, beyond_board_positions(model.rows, model.cols,
                                                                      trained_board, states)))

@@ -36,6 +36,7 @@ GATED12_80_DISTIL6M = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2,
 # again and again, each round from the last and with its one ply; its control takes the
 # same 8 epochs with no drawn shapes, so a round's gain is told from more epochs
 ROUNDS_START = "convmem2d-gated12-24"
+SIZE_BALANCES = (0.5, 0.75)  # the study of drawing by cell count: two strengths, fixed before it ran
 ROUND = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2}
 ROUNDS, MORE_EPOCHS = 4, 2
 
@@ -217,6 +218,10 @@ RECIPES = {r.name: r for r in (
            "control, the same for every shape size (make train-2d-gated12-24)",
            {**CONVMEM, "layers": 12, "residual_gates": True}),
     *_rounds(),
+    *(Recipe(f"convmem2d-gated12-24-sized{round(a * 100)}", f"convmem2d-gated12-24 with each epoch's "
+             f"shapes drawn by cell count (--size-balance {a}): the large shapes, few on a 5x5 board "
+             f"and most of the larger boards' error, met more often (make study-sized)",
+             {**CONVMEM, "layers": 12, "residual_gates": True, "size_balance": a}) for a in SIZE_BALANCES),
     Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
            {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
             "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",

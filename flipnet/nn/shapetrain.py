@@ -30,7 +30,7 @@ from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import write_json
 from flipnet.base.progress import bar
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components, shape_split_errors
+from flipnet.datasets.components import Components, key_shape, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.convmem import NAME, ConvMemory
@@ -149,14 +149,18 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
             option_report = {"option_weight": config.option_weight,
                              "option_answers_certain": certain_share(option_certain)}
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
+        chances = size_balanced_chances(taught, config.size_balance)
 
         with _steps(config, network, optimizer, frame, run.epoch < config.epochs) as step, \
                 bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                    order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
-                    order = order[:n_batches * config.batch]
+                    if chances is not None:  # --size-balance: drawn with replacement, as many
+                        order = run.rng.choice(len(cells), n_batches * config.batch, p=chances)
+                    else:
+                        order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
+                        order = order[:n_batches * config.batch]
                     lr = np.asarray(SCHEDULES[config.schedule](config.lr, run.epoch, config.epochs), FLOAT)
                     tick, loss_sum = time.perf_counter(), 0.0
                     for batch in order.reshape(n_batches, config.batch):
@@ -198,6 +202,18 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     log(f"{config.name}: {len(table.keys)} shapes from the training labels, the network on "
         f"{len(valid_keys)} new validation shapes: {run.best_valid:.2%} wrong")
     return results
+
+
+def size_balanced_chances(keys, exponent):
+    """Each shape's chance of being drawn, proportional to (number of `keys` with its cell
+    count) ** -exponent; None for exponent 0 (every shape once an epoch). At 1 every cell
+    count gets the same share of the draws; at 0.5 a count 100x rarer gets 10x its share."""
+    if not exponent:
+        return None
+    _, _, cells = key_shape(keys)
+    counts = np.bincount(cells)
+    weights = counts[cells].astype(np.float64) ** -float(exponent)
+    return weights / weights.sum()
 
 
 @contextlib.contextmanager
