@@ -18,7 +18,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
         train-2d-distil-larger train-2d-two-cores \
         train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds \
-        train-2d-sized50 train-2d-sized75 study-sized train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
+        train-2d-sized50 train-2d-sized75 study-sized train-2d-blind train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
         beyond beyond-variants train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
@@ -202,6 +202,9 @@ train-2d-sized75: data/flip2d.h5 ## the same at --size-balance 0.75
 
 study-sized: train-2d-sized50 train-2d-sized75 data-large ## both, each evaluated alone on 5x5, 6x6 and 7x7, beside convmem2d-gated12-24 (docs/experiments.md; make -j2 trains them side by side, about 50 min)
 	$(call evaluate,$(SIZED_STUDY),$(SIZED_STUDY),alone)
+
+train-2d-blind: data/flip2d.h5 ## convmem2d-gated12-24 whose readout sees the mean and maximum over a shape's cells only, no size, on both cores
+	$(TRAIN) convmem2d-gated12-24-blind
 
 train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
 	$(TRAIN) convmem2d-gated16-42

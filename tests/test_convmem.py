@@ -65,12 +65,14 @@ def direct_logits(net, cells, extra=0):
     cell_rows = h[grid.astype(bool)]  # the maximum over the shape's cells and 0: see _cells_max
     pooled = np.concatenate([cell_rows.sum(0) / count, cell_rows.sum(0) / 25,
                              np.maximum(cell_rows.max(0), 0), [np.log1p(count)]])
+    if net.size_blind:  # the mean and the maximum only
+        pooled = np.concatenate([cell_rows.sum(0) / count, np.maximum(cell_rows.max(0), 0)])
     z = np.maximum(pooled @ p["hidden_W"] + p["hidden_b"], 0)
     return z @ p["out_W"] + p["out_b"]
 
 
 KINDS = {"local": {}, "global-pool": {"global_pool": True}, "gated": {"residual_gates": True},
-         "looped": {"loop_steps": 1}}
+         "looped": {"loop_steps": 1}, "size-blind": {"size_blind": True, "residual_gates": True}}
 
 
 def small_net(seed=0, kind="local"):
@@ -560,6 +562,11 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
     assert again.returncode == 2 and stderr_lines(again.stderr) == [
         f"flipnet train: error: {tmp_path}/r/convmem2d.ckpt.npz was made with channels=5 (now 6); "
         "drop --resume to start over"]
+    blind = run([*common, "--channels", 5, "--epochs", 1, "--size-blind", "--out", "blind"], tmp_path)
+    assert blind.returncode == 0, blind.stderr
+    model, meta = ConvMemory.load(tmp_path / "r" / "blind.npz")  # the readout: mean and maximum only
+    assert meta["architecture"] == {"channels": 5, "layers": 1, "hidden": 7, "n_classes": 16, "size_blind": True}
+    assert model.network.size_blind and model.network.n_parameters() == expected - (pooled - 2 * c) * 7
 
 
 def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(tmp_path):

@@ -85,6 +85,9 @@ class TrainConfig:
     residual_gates: bool = setting(False, "convmem2d: each residual layer's branch is scaled by a "
                                           "learnt number that starts at zero (ReZero): the network "
                                           "starts shallow and grows into its depth")
+    size_blind: bool = setting(False, "convmem2d: the readout sees the mean and maximum over a shape's "
+                                      "cells only, no sum and no count, so it cannot key on the shape's "
+                                      "size (a 5x5 board's large shapes are all dense)")
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
@@ -169,6 +172,7 @@ class TrainConfig:
                                  (self.global_pool, "--global-pool is a setting"),
                                  (self.equivariant, "--equivariant is a setting"),
                                  (self.residual_gates, "--residual-gates is a setting"),
+                                 (self.size_blind, "--size-blind is a setting"),
                                  (self.option_weight, "--option-weight is a setting"),
                                  (self.size_balance, "--size-balance is a setting")):
                 if given:
@@ -183,8 +187,8 @@ class TrainConfig:
             raise FlipnetError("--workers takes no --option-weight: the option sets are taught in one process")
         if self.equivariant and self.channels % 8:
             raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
-        if self.equivariant and (self.global_pool or self.option_weight or self.loop_steps):
-            raise FlipnetError("--equivariant takes no --global-pool, --option-weight or --loop-steps")
+        if self.equivariant and (self.global_pool or self.option_weight or self.loop_steps or self.size_blind):
+            raise FlipnetError("--equivariant takes no --global-pool, --option-weight, --loop-steps or --size-blind")
         if not 0 <= self.loop_extra <= MAX_LOOP_EXTRA:
             raise FlipnetError(f"--loop-extra must be in 0..{MAX_LOOP_EXTRA}, got {self.loop_extra}")
         if self.loop_extra and not self.loop_steps:

@@ -59,20 +59,24 @@ class MaskedConvNet:
     channels added at every step ("recall"). A 3x3 step carries news one cell, so the
     steps grow with the distance news must travel: a 7x7 shape is given more of them than
     any 5x5 shape was in training, and a shape gets the same steps in any frame.
+    `size_blind`: the readout sees the mean and the maximum over the shape's cells only,
+    no sum and no count of cells, so it cannot key on a shape's size: a 5x5 board's large
+    shapes are all dense, and the larger boards' large shapes are not.
     """
 
     def __init__(self, seed, channels=32, layers=4, hidden=128, n_classes=16, option_head=False,
-                 global_pool=False, equivariant=False, residual_gates=False, loop_steps=0):
+                 global_pool=False, equivariant=False, residual_gates=False, loop_steps=0, size_blind=False):
         rng = np.random.default_rng(seed)
         self.channels, self.layers, self.hidden, self.n_classes = channels, layers, hidden, n_classes
         self.option_head, self.global_pool = bool(option_head), bool(global_pool)
         self.equivariant, self.residual_gates = bool(equivariant), bool(residual_gates)
-        self.loop_steps = int(loop_steps)
-        if self.equivariant and (channels % d4.ORDER or option_head or global_pool or loop_steps):
+        self.loop_steps, self.size_blind = int(loop_steps), bool(size_blind)
+        if self.equivariant and (channels % d4.ORDER or option_head or global_pool or loop_steps or size_blind):
             raise ValueError(f"an equivariant network needs channels in fields of {d4.ORDER} "
-                             f"(got {channels}) and takes no option head, global pooling or loop")
+                             f"(got {channels}) and takes no option head, global pooling, loop or "
+                             f"size-blind readout")
         c, fields = channels, channels // d4.ORDER
-        pooled = 6 * fields + 1 if self.equivariant else 3 * channels + 1
+        pooled = 6 * fields + 1 if self.equivariant else 2 * channels if self.size_blind else 3 * channels + 1
         spread = 0.5 * np.sqrt(2 / (9 * c))  # He, halved for the residual layers
         self._tied = {}  # name: the full matrix's indices into the flattened tied base
         if self.equivariant:  # the tied weights, drawn with the spread of the full matrices
@@ -113,7 +117,8 @@ class MaskedConvNet:
         arch = {"channels": self.channels, "layers": self.layers, "hidden": self.hidden,
                 "n_classes": self.n_classes}
         flags = {"option_head": self.option_head, "global_pool": self.global_pool,
-                 "equivariant": self.equivariant, "residual_gates": self.residual_gates}
+                 "equivariant": self.equivariant, "residual_gates": self.residual_gates,
+                 "size_blind": self.size_blind}
         loop = {"loop_steps": self.loop_steps} if self.loop_steps else {}
         return {**arch, **{name: True for name, on in flags.items() if on}, **loop}
 
@@ -149,6 +154,10 @@ class MaskedConvNet:
         h = layout.framed(h)
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
+        if self.size_blind:
+            z = pt.maximum(pt.dot(pt.concatenate([total / count, _cells_max(h)], axis=1), p["hidden_W"])
+                           + p["hidden_b"], 0)
+            return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
         pools = [total / count, total / np.float32(SIZE_SCALE), _cells_max(h)]
         if self.equivariant:  # each field's 8 channels are its 8 turns: their mean and maximum
             fields = [pool.reshape((pool.shape[0], self.channels // d4.ORDER, d4.ORDER)) for pool in pools]

@@ -218,6 +218,11 @@ RECIPES = {r.name: r for r in (
            "control, the same for every shape size (make train-2d-gated12-24)",
            {**CONVMEM, "layers": 12, "residual_gates": True}),
     *_rounds(),
+    Recipe("convmem2d-gated12-24-blind", "convmem2d-gated12-24 whose readout sees the mean and maximum "
+           "over a shape's cells only, no sum and no count (--size-blind): the 5x5 board's large shapes "
+           "are all dense, so a readout keyed on size meets the larger boards' sparse large shapes "
+           "with nothing like them; on two processes (make train-2d-blind)",
+           {**CONVMEM, "layers": 12, "residual_gates": True, "size_blind": True, "workers": 2}),
     *(Recipe(f"convmem2d-gated12-24-sized{round(a * 100)}", f"convmem2d-gated12-24 with each epoch's "
              f"shapes drawn by cell count (--size-balance {a}): the large shapes, few on a 5x5 board "
              f"and most of the larger boards' error, met more often (make study-sized)",

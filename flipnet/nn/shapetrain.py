@@ -98,7 +98,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         raise FlipnetError(f"{NAME} validates at the end of each epoch only: drop --validate-every")
     network = MaskedConvNet(config.seed, **{k: v for k, v in config.architecture().items() if v},
                             option_head=config.option_weight > 0, global_pool=config.global_pool,
-                            equivariant=config.equivariant, residual_gates=config.residual_gates)
+                            equivariant=config.equivariant, residual_gates=config.residual_gates,
+                            size_blind=config.size_blind)
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
@@ -245,7 +246,7 @@ def _check_start(config, start, network, rows, cols):
         sizes = ", ".join(f"{k}={v}" for k, v in _sizes(start.network).items() if k != "n_classes")
         raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
                            "--channels, --layers, --hidden, --loop-steps, --global-pool, "
-                           "--equivariant and --residual-gates to match")
+                           "--equivariant, --residual-gates and --size-blind to match")
 
 
 def _sizes(network):
