@@ -592,7 +592,7 @@ def test_global_pooling_starts_from_the_same_function_and_is_kept_in_the_model(t
     assert local.returncode == 2 and stderr_lines(local.stderr) == [
         f"flipnet train: error: {model_file} has a network of channels=4, layers=1, hidden=8, "
         "global_pool=True; this run's differs: set --channels, --layers, --hidden, --loop-steps, "
-        "--global-pool, --equivariant and --residual-gates to match"]
+        "--global-pool, --equivariant, --residual-gates and --size-blind to match"]
 
 
 def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gates(py_mode):
@@ -874,4 +874,4 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     assert other.returncode == 2 and stderr_lines(other.stderr) == [
         f"flipnet train: error: {init} has a network of channels=32, layers=4, hidden=128; this "
         "run's differs: set --channels, --layers, --hidden, --loop-steps, --global-pool, "
-        "--equivariant and --residual-gates to match"]
+        "--equivariant, --residual-gates and --size-blind to match"]
