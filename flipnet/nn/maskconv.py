@@ -155,14 +155,13 @@ class MaskedConvNet:
         option_logits = pt.dot(h, p["options_W"]) + p["options_b"] if self.option_head else None
         total = h.sum(axis=1)
         if self.size_blind:
-            z = pt.maximum(pt.dot(pt.concatenate([total / count, _cells_max(h)], axis=1), p["hidden_W"])
-                           + p["hidden_b"], 0)
-            return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
-        pools = [total / count, total / np.float32(SIZE_SCALE), _cells_max(h)]
-        if self.equivariant:  # each field's 8 channels are its 8 turns: their mean and maximum
-            fields = [pool.reshape((pool.shape[0], self.channels // d4.ORDER, d4.ORDER)) for pool in pools]
-            pools = [summary for f in fields for summary in (f.mean(axis=2), f.max(axis=2))]
-        pooled = pt.concatenate([*pools, pt.log1p(count)], axis=1)
+            pooled = pt.concatenate([total / count, _cells_max(h)], axis=1)
+        else:
+            pools = [total / count, total / np.float32(SIZE_SCALE), _cells_max(h)]
+            if self.equivariant:  # each field's 8 channels are its 8 turns: their mean and maximum
+                fields = [pool.reshape((pool.shape[0], self.channels // d4.ORDER, d4.ORDER)) for pool in pools]
+                pools = [summary for f in fields for summary in (f.mean(axis=2), f.max(axis=2))]
+            pooled = pt.concatenate([*pools, pt.log1p(count)], axis=1)
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
         return pt.dot(z, p["out_W"]) + p["out_b"], option_logits
 

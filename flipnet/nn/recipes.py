@@ -36,9 +36,10 @@ GATED12_80_DISTIL6M = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2,
 # again and again, each round from the last and with its one ply; its control takes the
 # same 8 epochs with no drawn shapes, so a round's gain is told from more epochs
 ROUNDS_START = "convmem2d-gated12-24"
-SIZE_BALANCES = (0.5, 0.75)  # the study of drawing by cell count: two strengths, fixed before it ran
 ROUND = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2}
 ROUNDS, MORE_EPOCHS = 4, 2
+# the study of drawing shapes by cell count (make study-sized): two strengths, fixed before it ran
+SIZE_BALANCES = (0.5, 0.75)
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                    if chances is not None:  # --size-balance: drawn with replacement, as many
+                    if chances is not None:  # --size-balance: as many shapes, drawn with replacement
                         order = run.rng.choice(len(cells), n_batches * config.batch, p=chances)
                     else:
                         order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
@@ -208,7 +208,8 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
 def size_balanced_chances(keys, exponent):
     """Each shape's chance of being drawn, proportional to (number of `keys` with its cell
     count) ** -exponent; None for exponent 0 (every shape once an epoch). At 1 every cell
-    count gets the same share of the draws; at 0.5 a count 100x rarer gets 10x its share."""
+    count gets the same share of the draws; at 0.5 a shape of a count 100x rarer is drawn
+    10x as often as one of the common count."""
     if not exponent:
         return None
     _, _, cells = key_shape(keys)
