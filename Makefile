@@ -200,7 +200,7 @@ train-2d-sized50: data/flip2d.h5 ## convmem2d-gated12-24 with each epoch's shape
 train-2d-sized75: data/flip2d.h5 ## the same at --size-balance 0.75
 	$(TRAIN) convmem2d-gated12-24-sized75
 
-study-sized: train-2d-sized50 train-2d-sized75 data-large ## both, each evaluated alone on 5x5, 6x6 and 7x7, beside convmem2d-gated12-24 (docs/experiments.md; make -j2 trains them side by side, about 50 min)
+study-sized: train-2d-sized50 train-2d-sized75 data-large ## both, each evaluated alone on 5x5, 6x6 and 7x7, beside convmem2d-gated12-24 (docs/experiments.md; make -j2 trains them side by side, about 40 min)
 	$(call evaluate,$(SIZED_STUDY),$(SIZED_STUDY),alone)
 
 train-2d-blind: data/flip2d.h5 ## convmem2d-gated12-24 whose readout sees the mean and maximum over a shape's cells only, no size, on both cores
