@@ -94,6 +94,11 @@ def test_encode_fills_slots_and_names_the_limit():
         comps.encode(np.array([two]), slots=1)
 
 
+def largest_cells(state, rows, cols):
+    """The cells of a state's largest component by the flood fill (0 if it has none)."""
+    return max((bin(m).count("1") for m in reference_components(state, rows, cols)), default=0)
+
+
 def box(mask, cols):
     """(h, w) of a mask's bounding box on a board `cols` wide."""
     cells = [i for i in range(64) if mask >> i & 1]
@@ -132,8 +137,7 @@ def test_the_largest_component_and_the_errors_by_its_cells_follow_a_flood_fill(r
     states = (rng.random((500, rows * cols)) < 0.55) @ (1 << np.arange(rows * cols, dtype=np.uint64))
     states[0] = 0  # no component at all
     got = largest_component_cells(rows, cols, states)
-    expected = np.array([max((bin(m).count("1") for m in reference_components(int(s), rows, cols)), default=0)
-                         for s in states])
+    expected = np.array([largest_cells(int(s), rows, cols) for s in states])
     assert np.array_equal(got, expected) and len(set(expected)) > 5
     wrong = rng.random(states.size) < 0.3
     by_cells = errors_by_largest_component(wrong, got)["positions_by_largest_component"]

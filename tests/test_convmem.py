@@ -317,7 +317,7 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
     the model's own predictions and a flood fill."""
     from flipnet.datasets import sampled
     from flipnet.nn.evaluate import load, on_board
-    from test_components import box, reference_components
+    from test_components import box, largest_cells, reference_components
 
     rng = np.random.default_rng(5)
     states = [(rng.random((300, 25)) < d) @ (1 << np.arange(25, dtype=np.uint64)) for d in (0.5, 0.6)]
@@ -339,8 +339,7 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
         assert np.isclose(e["share_beyond_training_board"], beyond[part].mean())
         assert np.isclose(e["error_within_training_board"], wrong[part][~beyond[part]].mean())
         assert np.isclose(e["error_beyond_training_board"], wrong[part][beyond[part]].mean())
-        largest = np.array([max((bin(m).count("1") for m in reference_components(int(s), 5, 5)), default=0)
-                            for s in states[part]])
+        largest = np.array([largest_cells(int(s), 5, 5) for s in states[part]])
         assert e["positions_by_largest_component"] == {
             str(n): [int((largest == n).sum()), int(wrong[part][largest == n].sum())] for n in np.unique(largest)}
     assert beyond.any() and wrong[beyond].mean() > wrong[~beyond].mean()

@@ -200,9 +200,7 @@ def largest_component_cells(rows, cols, states):
     """The cells of each state's largest live component (0 for a state with none)."""
     components = Components(rows, cols)
     keys = components.keys(components.split(states))
-    if keys.shape[1] == 0:
-        return np.zeros(len(keys), np.int64)
-    return np.where(keys == 0, 0, key_shape(keys)[2]).max(axis=1)
+    return np.where(keys == 0, 0, key_shape(keys)[2]).max(axis=1, initial=0)
 
 
 def errors_by_largest_component(wrong, largest):
