@@ -151,6 +151,8 @@ CASES = [
      "--size-balance draws every epoch anew: it takes no --shuffle once"),
     ("train-size-balance-fixed", ["train", "mlp2d", "--size-balance", "0.5"],
      "--size-balance is a setting of convmem2d, not of mlp2d"),
+    ("train-size-blind-fixed", ["train", "mlp2d", "--size-blind"],
+     "--size-blind is a setting of convmem2d, not of mlp2d"),
     ("train-optimizer", ["train", "conv1d", "--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),
     ("train-float16", ["train", "conv1d"], "FLIPNET_FLOAT must be float32 or float64, got 'float16'",
      {"env": {"FLIPNET_FLOAT": "float16"}}),
