@@ -19,7 +19,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-distil-larger train-2d-two-cores \
         train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds \
         train-2d-sized50 train-2d-sized75 study-sized train-2d-blind train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
-        beyond beyond-variants train-nim train-es arena compare readme \
+        beyond beyond-variants beyond-by-size train-nim train-es arena compare readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
 
 help: ## this list
@@ -241,6 +241,14 @@ beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/ev
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
+
+# Where a network's error on the larger boards lies: its shapes larger than 5x5, valued exactly, by
+# cells, beside guesses that know only the size (docs/experiments.md); each model needs its train target first.
+BY_SIZE_MODELS ?= convmem2d-gated12-80-distil6m-r2
+beyond-by-size: data-large ## the shapes larger than 5x5 of the 6x6 and 7x7 samples (d = 0.5) valued exactly, by cells: the network beside guesses by size (BY_SIZE_MODELS, default the best) -> results/bysize-beyond-*.json
+	for m in $(BY_SIZE_MODELS); do for b in 6x6 7x7; do \
+	  $(FLIPNET) by-size results/$$m.npz --beyond data/flip$$b.h5 --out results/bysize-beyond-$$m-$$b.json || exit 1; \
+	done; done
 
 # Variants of convmem2d tried and not kept (docs/experiments.md); each needs its train target first.
 VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \

@@ -156,6 +156,11 @@ def build_parser(train_flags=True):
     p.add_argument("--sample", type=int, default=20_000, help="taught shapes read, drawn from the "
                    "table (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of that draw (default 0)")
+    p.add_argument("--beyond", metavar="SAMPLE", help="instead: the shapes of a sampled larger "
+                   "board's positions that do not fit the training board, valued exactly by the "
+                   "Cram solver, the network beside guesses that know only the size")
+    p.add_argument("--density", type=float, default=0.5, help="with --beyond: the positions drawn "
+                   "at this density (default 0.5)")
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_by_size)
 
@@ -421,11 +426,27 @@ def cmd_by_size(args):
 
     if args.out:
         check_writable(args.out)
+    if args.beyond:
+        return _by_size_beyond(args)
     record = errors_by_size_file(args.model_file, args.data, args.bucket, args.sample, args.seed)
     print(f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "
           f"by cells, on {record['sample']} of the table's {record['table_shapes']} taught shapes "
           f"(seed {record['seed']}) and on the {record['new']} new shapes of validation positions")
     print("\n".join(table_lines(record)))
+    if args.out:
+        write_json(args.out, record)
+
+
+def _by_size_beyond(args):
+    from flipnet.base.files import write_json
+    from flipnet.nn.beyond import beyond_lines, errors_beyond_file
+
+    record = errors_beyond_file(args.model_file, args.beyond, args.density)
+    print(f"{record['run']} (trained on {record['trained_board']}) on the {record['shapes']} distinct "
+          f"shapes of {record['data']}'s {record['board']} positions at density {record['density']:g} "
+          f"that do not fit {record['trained_board']}, valued exactly: error of the network, of the "
+          f"training table's size guess (its value) and of the best guess by size alone")
+    print("\n".join(beyond_lines(record)))
     if args.out:
         write_json(args.out, record)
 

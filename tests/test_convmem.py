@@ -310,21 +310,29 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
     assert np.array_equal(hard(Components(4, 4).render(chosen)), exact_values(chosen))
 
 
-@pytest.mark.slow
-def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(trained):
-    """`flipnet evaluate --data` on a sampled 5x5 file, the model trained on 4x4 boards:
-    the error per density, and split by whether a component outgrows a 4x4 box, against
-    the model's own predictions and a flood fill."""
+def write_sample5(path):
+    """A sampled 5x5 file, 300 positions at each of densities 0.5 and 0.6, valued by the
+    5x5 DP table: (states, labels)."""
     from flipnet.datasets import sampled
-    from flipnet.nn.evaluate import load, on_board
-    from test_components import box, largest_cells, reference_components
 
     rng = np.random.default_rng(5)
     states = [(rng.random((300, 25)) < d) @ (1 << np.arange(25, dtype=np.uint64)) for d in (0.5, 0.6)]
     states, density = np.concatenate(states), np.repeat(np.float32([0.5, 0.6]), 300)
     labels = table(FlipGame(5, 5))[states.astype(np.int64)].astype(np.uint8)
     attrs = {"format": sampled.FORMAT, "game": "flip", "rows": 5, "cols": 5, "densities": [0.5, 0.6]}
-    sampled.write(trained / "sample5.h5", sampled.Sample(states, labels, density, attrs))
+    sampled.write(path, sampled.Sample(states, labels, density, attrs))
+    return states, labels
+
+
+@pytest.mark.slow
+def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(trained):
+    """`flipnet evaluate --data` on a sampled 5x5 file, the model trained on 4x4 boards:
+    the error per density, and split by whether a component outgrows a 4x4 box, against
+    the model's own predictions and a flood fill."""
+    from flipnet.nn.evaluate import load, on_board
+    from test_components import box, largest_cells, reference_components
+
+    states, labels = write_sample5(trained / "sample5.h5")
     got = run(["evaluate", trained / "r" / "convmem2d.npz", "--data", trained / "sample5.h5",
                "--out", trained / "sample5.json"], trained)
     assert got.returncode == 0, got.stderr
@@ -515,6 +523,70 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
         "flipnet by-size: error: errors by size read a convmem2d model (a table and a network); "
         "lookup2d is not one"]
+
+
+def canonical(mask, cols):
+    """A shape up to the 8 rotations and reflections: the least of its cell lists, each
+    drawing moved to the origin."""
+    cells = [divmod(i, cols) for i in range(64) if mask >> i & 1]
+    drawings = []
+    for turn in range(8):
+        moved = [(c, r) if turn & 4 else (r, c) for r, c in cells]
+        moved = [(-r if turn & 1 else r, -c if turn & 2 else c) for r, c in moved]
+        top, left = min(r for r, _ in moved), min(c for _, c in moved)
+        drawings.append(tuple(sorted((r - top, c - left) for r, c in moved)))
+    return min(drawings)
+
+
+@pytest.mark.slow
+def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger_than_taught(trained):
+    """`flipnet by-size --beyond`: every distinct shape of the sample's positions at one
+    density whose box fits no 4x4 board (a flood fill, shapes told apart up to symmetry),
+    valued by the 5x5 DP table; per size, the network's error (its answer for the shape
+    alone on a 5x5 board), the table's size guess and the most common value's."""
+    from flipnet.nn.evaluate import load, on_board
+    from test_components import box, reference_components
+
+    states, _ = write_sample5(trained / "beyond5.h5")
+    got = run(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "beyond5.h5",
+               "--density", 0.6, "--out", trained / "beyond5.json"], trained)
+    assert got.returncode == 0, got.stderr
+    record = json.loads((trained / "beyond5.json").read_text())
+    shapes = {}
+    for state in states[300:]:
+        for mask in reference_components(int(state), 5, 5):
+            if max(box(mask, 5)) > 4:
+                shapes.setdefault(canonical(mask, 5), mask)
+    masks = np.array(list(shapes.values()), np.uint64)
+    exact = table(FlipGame(5, 5))[masks.astype(np.int64)].astype(np.int64)
+    model, _ = load(trained / "r" / "convmem2d.npz")
+    network = on_board(model, 5, 5, "5x5 positions")(masks)
+    cells = np.array([bin(int(m)).count("1") for m in masks])
+    table_cells = np.bincount(key_shape(model.table.keys)[2], minlength=26)
+    assert record["shapes"] == len(masks) > 20 and record["density"] == 0.6
+    assert record["board"] == "5x5" and record["trained_board"] == "4x4"
+    assert [row["cells"] for row in record["sizes"]] == sorted(set(cells))
+    best_wrong = 0
+    for row in record["sizes"]:
+        at = cells == row["cells"]
+        guess = model.table.by_size[row["cells"]]
+        majority = np.bincount(exact[at]).max()
+        best_wrong += at.sum() - majority
+        assert (row["shapes"], row["table_shapes"], row["size_guess"]) == (at.sum(), table_cells[row["cells"]], guess)
+        assert np.isclose(row["network_error"], np.mean(network[at] != exact[at]))
+        assert np.isclose(row["size_guess_error"], np.mean(exact[at] != guess))
+        assert np.isclose(row["best_size_guess_error"], 1 - majority / at.sum())
+    assert np.isclose(record["network_error"], np.mean(network != exact))
+    assert np.isclose(record["best_size_guess_error"], best_wrong / len(masks))
+    assert got.stdout.splitlines()[-1].split()[0] == "all"
+    refused = run(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "beyond5.h5",
+                   "--density", 0.7], trained)
+    assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
+        f"flipnet by-size: error: {trained}/beyond5.h5 holds densities 0.5, 0.6; not 0.7"]
+    refused = run(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "sparse.h5"], trained)
+    assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
+        f"flipnet by-size: error: {trained}/sparse.h5 is not a flipnet sampled dataset "
+        f"(format 'flipnet-sample-1')"]
 
 
 @pytest.mark.slow

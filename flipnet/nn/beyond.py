@@ -1,0 +1,107 @@
+"""Where a size-free convmem2d network errs on shapes larger than any it was taught, by cells.
+
+The distinct shapes of a sampled larger board's positions (at one density) whose box does
+not fit the training board are valued exactly by the Cram solver (an analysis, never a
+prediction: no model reads these values), and each size's row sets the network beside two
+guesses that know only the size:
+- the size guess of the training board: the value its table holds most often at that
+  size (lookup2d's rule, the overall majority where the table has none), what the
+  training labels alone say of such shapes;
+- the best size guess: the value most common among these shapes themselves, which reads
+  their exact values, so no model trained on the smaller board can beat it knowing only
+  the size.
+A network that computes values beats both; one that learnt only what size tells lands
+between them or above.
+"""
+
+import numpy as np
+
+from flipnet.base.errors import FlipnetError
+from flipnet.datasets.components import Components, key_shape
+from flipnet.datasets.sampled import read as read_sample
+from flipnet.nn.convmem import ConvMemory
+from flipnet.nn.evaluate import load, on_board
+from flipnet.nn.lookup import N_CLASSES
+
+
+def shapes_beyond(keys_of_positions, board):
+    """The distinct nonzero keys whose box fits no `board` (rows, cols) in any orientation."""
+    keys = np.unique(np.asarray(keys_of_positions, np.uint64))
+    keys = keys[keys != 0]
+    h, w, _ = key_shape(keys)  # keys lie with h <= w
+    short, long = sorted(board)
+    return keys[(h > short) | (w > long)]
+
+
+def exact_values(keys, solver):
+    """Each shape key's value by the Cram solver (a key holds its canonical h x w frame)."""
+    h, w, _ = key_shape(keys)
+    bits = np.asarray(keys, np.uint64) & np.uint64((1 << 52) - 1)
+    return solver.component_values(list(zip(bits.tolist(), h.tolist(), w.tolist())))
+
+
+def errors_beyond(model, states, rows, cols, solver):
+    """{"shapes", the three errors, "sizes": [{cells, shapes, table_shapes, the three
+    errors, size_guess}]} of convmem2d `model` (its network alone) on the shapes of
+    `states` (rows x cols positions) that do not fit the board it was trained on."""
+    components = Components(rows, cols)
+    keys = shapes_beyond(components.keys(components.split(states)), (model.rows, model.cols))
+    if keys.size == 0:
+        raise FlipnetError(f"no shape of these {rows}x{cols} positions is larger than the "
+                           f"{model.rows}x{model.cols} board the model was trained on")
+    exact = exact_values(keys, solver)
+    guess = on_board(model, rows, cols, "the sample").network_probabilities(keys).argmax(axis=1)
+    table = model.table
+    cells = key_shape(keys)[2]
+    table_cells = np.bincount(key_shape(table.keys)[2], minlength=cells.max() + 1)
+    size_guess = table.by_size[np.minimum(cells, len(table.by_size) - 1)]
+    best = np.zeros_like(exact)
+    sizes = []
+    for n in np.unique(cells):
+        at = cells == n
+        counts = np.bincount(exact[at], minlength=N_CLASSES)
+        best[at] = counts.argmax()
+        sizes.append({"cells": int(n), "shapes": int(at.sum()), "table_shapes": int(table_cells[n]),
+                      "network_error": float(np.mean(guess[at] != exact[at])),
+                      "size_guess": int(size_guess[at][0]),
+                      "size_guess_error": float(np.mean(size_guess[at] != exact[at])),
+                      "best_size_guess_error": 1.0 - counts.max() / at.sum()})
+    return {"shapes": int(keys.size), "network_error": float(np.mean(guess != exact)),
+            "size_guess_error": float(np.mean(size_guess != exact)),
+            "best_size_guess_error": float(np.mean(best != exact)), "sizes": sizes}
+
+
+def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
+    """`errors_beyond` of a saved convmem2d model on a sampled dataset's positions drawn at
+    `density`; every check before the solver starts."""
+    model, meta = load(model_file)
+    if not isinstance(model, ConvMemory):
+        raise FlipnetError(f"errors beyond the training board read a convmem2d model (a table and "
+                           f"a network); {model.name} is not one")
+    sample = read_sample(sample_file)
+    densities = [float(d) for d in sample.attrs["densities"]]
+    if not any(np.isclose(density, d) for d in densities):
+        raise FlipnetError(f"{sample_file} holds densities {', '.join(f'{d:g}' for d in densities)}; "
+                           f"not {density:g}")
+    if solver is None:
+        from flipnet.solve.cram import CramSolver
+
+        solver = CramSolver(progress=False)
+    rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
+    states, _ = sample.at(density)
+    config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
+    return {"run": config.get("name") or model.name, "file": str(model_file), "data": str(sample_file),
+            "board": f"{rows}x{cols}", "trained_board": f"{model.rows}x{model.cols}", "density": density,
+            **errors_beyond(model, states, rows, cols, solver)}
+
+
+def beyond_lines(record):
+    """The record as aligned text: one line per size, then the totals."""
+    lines = [f"{'cells':>5} {'shapes':>7} {'taught':>7} {'network':>8} {'size guess':>13} {'best size':>10}"]
+    for row in record["sizes"]:
+        lines.append(f"{row['cells']:>5} {row['shapes']:>7} {row['table_shapes']:>7} "
+                     f"{row['network_error']:>8.1%} {row['size_guess_error']:>8.1%} ({row['size_guess']:>2}) "
+                     f"{row['best_size_guess_error']:>10.1%}")
+    lines.append(f"{'all':>5} {record['shapes']:>7} {'':>7} {record['network_error']:>8.1%} "
+                 f"{record['size_guess_error']:>8.1%} {'':>4} {record['best_size_guess_error']:>10.1%}")
+    return lines
