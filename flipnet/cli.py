@@ -427,6 +427,8 @@ def cmd_by_size(args):
     if args.out:
         check_writable(args.out)
     if args.beyond:
+        if args.data or args.bucket is not None:
+            raise FlipnetError("--beyond reads the sample it names: it takes no --data or --bucket")
         return _by_size_beyond(args)
     record = errors_by_size_file(args.model_file, args.data, args.bucket, args.sample, args.seed)
     print(f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "

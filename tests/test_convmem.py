@@ -583,6 +583,10 @@ def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger
                    "--density", 0.7], trained)
     assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
         f"flipnet by-size: error: {trained}/beyond5.h5 holds densities 0.5, 0.6; not 0.7"]
+    refused = run(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "beyond5.h5",
+                   "--data", trained / "sparse.h5"], trained)
+    assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
+        "flipnet by-size: error: --beyond reads the sample it names: it takes no --data or --bucket"]
     refused = run(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "sparse.h5"], trained)
     assert refused.returncode == 2 and stderr_lines(refused.stderr) == [
         f"flipnet by-size: error: {trained}/sparse.h5 is not a flipnet sampled dataset "

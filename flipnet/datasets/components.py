@@ -177,14 +177,20 @@ def new_shape_positions(rows, cols, known, states, drawn=()):
     return new.any(axis=1), (new & ~np.isin(keys, drawn)).any(axis=1)
 
 
-def beyond_board_positions(rows, cols, board, states):
-    """For each rows x cols state: whether it holds a live component that no board of the
-    `board` (rows, cols) holds, in any orientation (its box does not fit): the shapes a
-    model trained on that board cannot have met, however many positions it saw."""
-    components = Components(rows, cols)
-    h, w, _ = key_shape(components.keys(components.split(states)))  # keys lie with h <= w
+def outgrows(keys, board):
+    """For each key: whether no board of the `board` (rows, cols) holds the shape, in any
+    orientation (its box does not fit): a shape a model trained on that board cannot have
+    met, however many positions it saw."""
+    h, w, _ = key_shape(keys)  # keys lie with h <= w
     short, long = sorted(board)
-    return ((h > short) | (w > long)).any(axis=1)
+    return (h > short) | (w > long)
+
+
+def beyond_board_positions(rows, cols, board, states):
+    """For each rows x cols state: whether it holds a live component that `outgrows` the
+    `board` (rows, cols)."""
+    components = Components(rows, cols)
+    return outgrows(components.keys(components.split(states)), board).any(axis=1)
 
 
 def beyond_board_errors(wrong, beyond):

@@ -17,7 +17,7 @@ between them or above.
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.datasets.components import Components, key_shape
+from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.convmem import ConvMemory
 from flipnet.nn.evaluate import load, on_board
@@ -25,18 +25,16 @@ from flipnet.nn.lookup import N_CLASSES
 
 
 def shapes_beyond(keys_of_positions, board):
-    """The distinct nonzero keys whose box fits no `board` (rows, cols) in any orientation."""
+    """The distinct nonzero keys that `outgrow` the `board` (rows, cols)."""
     keys = np.unique(np.asarray(keys_of_positions, np.uint64))
     keys = keys[keys != 0]
-    h, w, _ = key_shape(keys)  # keys lie with h <= w
-    short, long = sorted(board)
-    return keys[(h > short) | (w > long)]
+    return keys[outgrows(keys, board)]
 
 
 def exact_values(keys, solver):
     """Each shape key's value by the Cram solver (a key holds its canonical h x w frame)."""
     h, w, _ = key_shape(keys)
-    bits = np.asarray(keys, np.uint64) & np.uint64((1 << 52) - 1)
+    bits = np.asarray(keys, np.uint64) & np.uint64((1 << BITS) - 1)
     return solver.component_values(list(zip(bits.tolist(), h.tolist(), w.tolist())))
 
 
