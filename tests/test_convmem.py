@@ -594,6 +594,30 @@ def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger
 
 
 @pytest.mark.slow
+def test_ctrl_c_while_by_size_beyond_values_the_shapes_writes_nothing(trained):
+    """A real SIGINT while the Cram solver values large 7x7 shapes: one line, exit 130, and
+    no --out file."""
+    from flipnet.datasets import sampled
+
+    rng = np.random.default_rng(7)
+    states = (rng.random((4, 49)) < 0.85) @ (1 << np.arange(49, dtype=np.uint64))
+    attrs = {"format": sampled.FORMAT, "game": "flip", "rows": 7, "cols": 7, "densities": [0.85]}
+    sampled.write(trained / "dense7.h5", sampled.Sample(states, np.zeros(4, np.uint8),
+                                                        np.full(4, 0.85, np.float32), attrs))
+    log = trained / "dense7.log"
+    with open(log, "w") as err:
+        proc = start(["by-size", trained / "r" / "convmem2d.npz", "--beyond", trained / "dense7.h5",
+                      "--density", 0.85, "--out", trained / "dense7.json"], trained, stderr=err,
+                     env=environment(FLIPNET_PROGRESS="1"))
+        code, _, _ = interrupt_when(proc, lambda: "exact values" in log.read_text(), settle=1.0)
+    assert code == 130
+    lines = [line for line in stderr_lines(log.read_text()) if not line.startswith("exact values")]
+    assert len(lines) == 1 and re.fullmatch(r"flipnet by-size: interrupted after [\d,]+ positions? searched",
+                                            lines[0]), lines
+    assert not (trained / "dense7.json").exists() and not list(trained.glob("dense7.json*"))
+
+
+@pytest.mark.slow
 def test_an_ensemble_takes_convmem2d_as_a_member(trained):
     """The product of experts reads convmem2d's own distributions: with two copies of the
     same model it is that model; on a larger board it reads every member's copy."""

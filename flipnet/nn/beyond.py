@@ -17,6 +17,7 @@ between them or above.
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.progress import bar
 from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.convmem import ConvMemory
@@ -24,18 +25,28 @@ from flipnet.nn.evaluate import load, on_board
 from flipnet.nn.lookup import N_CLASSES
 
 
+CHUNK = 32  # shapes a solver call values: the bar moves, and Ctrl-C is heard, between calls
+
+
 def shapes_beyond(keys_of_positions, board):
-    """The distinct nonzero keys that `outgrow` the `board` (rows, cols)."""
+    """The distinct nonzero keys for which `outgrows` the `board` (rows, cols) holds."""
     keys = np.unique(np.asarray(keys_of_positions, np.uint64))
     keys = keys[keys != 0]
     return keys[outgrows(keys, board)]
 
 
 def exact_values(keys, solver):
-    """Each shape key's value by the Cram solver (a key holds its canonical h x w frame)."""
+    """Each shape key's value by the Cram solver (a key holds its canonical h x w frame),
+    with a bar: a 7x7 sample's large shapes take minutes."""
     h, w, _ = key_shape(keys)
-    bits = np.asarray(keys, np.uint64) & np.uint64((1 << BITS) - 1)
-    return solver.component_values(list(zip(bits.tolist(), h.tolist(), w.tolist())))
+    frames = list(zip((np.asarray(keys, np.uint64) & np.uint64((1 << BITS) - 1)).tolist(),
+                      h.tolist(), w.tolist()))
+    values = np.empty(len(frames), np.int64)
+    with bar(len(frames), "exact values", unit="shape") as line:
+        for start in range(0, len(frames), CHUNK):
+            values[start:start + CHUNK] = solver.component_values(frames[start:start + CHUNK])
+            line.update(len(frames[start:start + CHUNK]))
+    return values
 
 
 def errors_beyond(model, states, rows, cols, solver):
