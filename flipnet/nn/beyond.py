@@ -21,7 +21,7 @@ from flipnet.base.progress import bar
 from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.convmem import ConvMemory
-from flipnet.nn.evaluate import load, on_board
+from flipnet.nn.evaluate import load, on_board, run_config
 from flipnet.nn.lookup import N_CLASSES
 
 
@@ -44,8 +44,9 @@ def exact_values(keys, solver):
     values = np.empty(len(frames), np.int64)
     with bar(len(frames), "exact values", unit="shape") as line:
         for start in range(0, len(frames), CHUNK):
-            values[start:start + CHUNK] = solver.component_values(frames[start:start + CHUNK])
-            line.update(len(frames[start:start + CHUNK]))
+            part = frames[start:start + CHUNK]
+            values[start:start + len(part)] = solver.component_values(part)
+            line.update(len(part))
     return values
 
 
@@ -63,13 +64,12 @@ def errors_beyond(model, states, rows, cols, solver):
     table = model.table
     cells = key_shape(keys)[2]
     table_cells = np.bincount(key_shape(table.keys)[2], minlength=cells.max() + 1)
-    size_guess = table.by_size[np.minimum(cells, len(table.by_size) - 1)]
-    best = np.zeros_like(exact)
-    sizes = []
+    size_guess = table.size_guess(cells)
+    best_wrong, sizes = 0, []
     for n in np.unique(cells):
         at = cells == n
         counts = np.bincount(exact[at], minlength=N_CLASSES)
-        best[at] = counts.argmax()
+        best_wrong += at.sum() - counts.max()
         sizes.append({"cells": int(n), "shapes": int(at.sum()), "table_shapes": int(table_cells[n]),
                       "network_error": float(np.mean(guess[at] != exact[at])),
                       "size_guess": int(size_guess[at][0]),
@@ -77,7 +77,7 @@ def errors_beyond(model, states, rows, cols, solver):
                       "best_size_guess_error": 1.0 - counts.max() / at.sum()})
     return {"shapes": int(keys.size), "network_error": float(np.mean(guess != exact)),
             "size_guess_error": float(np.mean(size_guess != exact)),
-            "best_size_guess_error": float(np.mean(best != exact)), "sizes": sizes}
+            "best_size_guess_error": float(best_wrong / keys.size), "sizes": sizes}
 
 
 def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
@@ -98,8 +98,7 @@ def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
         solver = CramSolver(progress=False)
     rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
     states, _ = sample.at(density)
-    config = meta.get("config") if isinstance(meta.get("config"), dict) else {}
-    return {"run": config.get("name") or model.name, "file": str(model_file), "data": str(sample_file),
+    return {"run": run_config(meta).get("name") or model.name, "file": str(model_file), "data": str(sample_file),
             "board": f"{rows}x{cols}", "trained_board": f"{model.rows}x{model.cols}", "density": density,
             **errors_beyond(model, states, rows, cols, solver)}
 

@@ -133,10 +133,15 @@ def _split_errors(predicted, labels, states, model, met, trained_board=None):
     return out
 
 
+def run_config(meta):
+    """The settings a model file's run was trained with ({} where it keeps none)."""
+    return meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
+
+
 def trained_data(model_file, meta, data=None, bucket=None):
     """(the run's settings, dataset, bucket): `data` and `bucket` where given, else those
     the model file says it was trained on."""
-    trained = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
+    trained = run_config(meta)
     data = data or trained.get("data")
     if not data:
         raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")

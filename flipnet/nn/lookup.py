@@ -82,9 +82,11 @@ class ShapeLookup:
         """The table's value of each key (0 for 0); its size's guess when it holds none."""
         keys = np.asarray(keys, np.uint64)
         found, value = self.known(keys)
-        _, _, cells = key_shape(keys)
-        guess = self.by_size[np.minimum(cells, len(self.by_size) - 1)]
-        return np.where(keys == 0, 0, np.where(found, value, guess))
+        return np.where(keys == 0, 0, np.where(found, value, self.size_guess(key_shape(keys)[2])))
+
+    def size_guess(self, cells):
+        """The value guessed for a shape the table lacks: the most common of its size."""
+        return self.by_size[np.minimum(cells, len(self.by_size) - 1)]
 
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)
