@@ -9,7 +9,7 @@ import time
 
 from flipnet import __version__
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
@@ -159,7 +159,7 @@ def build_parser(train_flags=True):
     p.add_argument("--beyond", metavar="SAMPLE", help="instead: the shapes of a sampled larger "
                    "board's positions that do not fit the training board, valued exactly by the "
                    "Cram solver, the network beside guesses that know only the size")
-    p.add_argument("--density", type=float, default=0.5, help="with --beyond: the positions drawn "
+    p.add_argument("--density", type=float, help="with --beyond: the positions drawn "
                    "at this density (default 0.5)")
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_by_size)
@@ -171,6 +171,8 @@ def build_parser(train_flags=True):
                    "(the mex of its own values of the children) on shapes it never met")
     p.add_argument("--mex", choices=MEX_RULES, default="soft", help="with --one-ply: soft or hard "
                    "(as for evaluate)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="seconds the exact "
+                   "search for the true value may take (default 30); past them the prediction is shown alone")
     p.set_defaults(run=cmd_predict)
 
     p = sub.add_parser("compare", help="the paper's claims beside flipnet's measured figures")
@@ -190,7 +192,7 @@ def build_parser(train_flags=True):
     p.set_defaults(run=cmd_endgame)
 
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
-    p.add_argument("--only", nargs="*", help="sections to run: solve, train1d, train2d, cram, cram-large "
+    p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large "
                    "(default: all but cram-large, which takes hours)")
     p.add_argument("--out", help="also write the timings as JSON")
     p.set_defaults(run=cmd_bench)
@@ -224,7 +226,7 @@ def main(argv=None):
         args = build_parser(train_flags=word == "train").parse_args(argv)
         return args.run(args) or 0
     except Interrupted as exc:
-        return _fail(command, exc, 130, prefix="")
+        return _fail(command, exc, _stopped_status(), prefix="")
     except (FlipnetError, ValueError) as exc:
         return _fail(command, exc, 2)
     except MemoryError:
@@ -233,13 +235,13 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except OSError as exc:  # the machine, not flipnet: a full disk, a permission, a limit
-        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        return _fail(command, f"{exc.strerror or exc}{where}", 2)
+        where = getattr(exc, "filename", None) or _cache_written(exc)
+        return _fail(command, f"{exc.strerror or exc}{f' ({where})' if where else ''}", 2)
     except KeyboardInterrupt:
-        return _fail(command, "interrupted", 130, prefix="")
+        return _fail(command, "interrupted", _stopped_status(), prefix="")
     except Exception as exc:  # Ctrl-C inside a compiled function's Python part, or a bug
         if _caused_by_interrupt(exc):
-            return _fail(command, "interrupted", 130, prefix="")
+            return _fail(command, "interrupted", _stopped_status(), prefix="")
         if os.environ.get("FLIPNET_DEBUG"):
             raise
         return _fail(command, f"internal error ({type(exc).__name__}: {exc}); "
@@ -251,6 +253,25 @@ def _fail(command, message, code, prefix="error: "):
     text = str(message).strip().splitlines()[0] if str(message).strip() else type(message).__name__
     print(f"{command}: {prefix}{text}", file=sys.stderr)
     return code
+
+
+def _cache_written(exc):
+    """The compile cache an OSError without a file name came from: Numba (PyTensor's
+    compiled graphs, flipnet's kernels) saves there without saying where."""
+    tb, where = exc.__traceback__, None
+    while tb is not None:
+        path = getattr(tb.tb_frame.f_locals.get("self"), "_cache_path", None)
+        if path and "numba" in tb.tb_frame.f_code.co_filename:
+            where = f"writing Numba's compile cache in {path}"
+        tb = tb.tb_next
+    return where
+
+
+def _stopped_status():
+    """The shell's status of a job a signal stopped: 128 + its number (130 Ctrl-C, 143 SIGTERM)."""
+    import signal
+
+    return 128 + (signals.received or signal.SIGINT)
 
 
 def _caused_by_interrupt(exc):
@@ -271,8 +292,16 @@ def _configured_game(args):
     """The game a play/arena command is about, from --shape, --heaps, --misere ..."""
     from flipnet import games
 
-    return games.make(args.game, shape=_shape(args.shape), heaps=args.heaps, misere=args.misere,
+    game = games.make(args.game, shape=_shape(args.shape), heaps=args.heaps, misere=args.misere,
                       max_take=args.max_take)
+    _check_has_moves(game)
+    return game
+
+
+def _check_has_moves(game):
+    """A game to play must have a first move."""
+    if game.is_over(game.start):
+        raise FlipnetError(f"{game.name} from {game.format(game.start)} has no move: no game can be played")
 
 
 def _agent(spec, game, args):
@@ -366,9 +395,9 @@ def cmd_data(args):
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
 
-def _check_seed(seed):
+def _check_seed(seed, flag="--seed"):
     if seed is not None and not 0 <= seed < 2 ** 63:
-        raise FlipnetError(f"--seed must be from 0 to 2^63 - 1, got {seed}")
+        raise FlipnetError(f"{flag} must be from 0 to 2^63 - 1, got {seed}")
 
 
 def cmd_train(args):
@@ -424,12 +453,15 @@ def cmd_by_size(args):
     from flipnet.base.files import check_writable, write_json
     from flipnet.nn.bysize import errors_by_size_file, table_lines
 
+    _check_seed(args.seed)
     if args.out:
         check_writable(args.out)
     if args.beyond:
         if args.data or args.bucket is not None:
             raise FlipnetError("--beyond reads the sample it names: it takes no --data or --bucket")
         return _by_size_beyond(args)
+    if args.density is not None:
+        raise FlipnetError("--density chooses the positions of a --beyond sample: give --beyond SAMPLE too")
     record = errors_by_size_file(args.model_file, args.data, args.bucket, args.sample, args.seed)
     print(f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "
           f"by cells, on {record['sample']} of the table's {record['table_shapes']} taught shapes "
@@ -443,7 +475,7 @@ def _by_size_beyond(args):
     from flipnet.base.files import write_json
     from flipnet.nn.beyond import beyond_lines, errors_beyond_file
 
-    record = errors_beyond_file(args.model_file, args.beyond, args.density)
+    record = errors_beyond_file(args.model_file, args.beyond, 0.5 if args.density is None else args.density)
     print(f"{record['run']} (trained on {record['trained_board']}) on the {record['shapes']} distinct "
           f"shapes of {record['data']}'s {record['board']} positions at density {record['density']:g} "
           f"that do not fit {record['trained_board']}, valued exactly: error of the network, of the "
@@ -458,7 +490,7 @@ def cmd_predict(args):
 
     from flipnet import games
     from flipnet.nn.evaluate import load, on_board, predictor
-    from flipnet.solve import analyse
+    from flipnet.solve.position import searched, solver, value_of
 
     model, meta = load(args.model_file)
     if hasattr(model, "for_board"):  # a component model: the position's own board
@@ -467,9 +499,15 @@ def cmd_predict(args):
     else:
         game = games.make("flip", shape=(model.rows, model.cols))
     state = game.parse(args.position)
+    timeout = _timeout(args.timeout)
     predicted = int(predictor(model, meta, args.one_ply and args.mex)(np.array([state], np.uint64))[0])
-    true = analyse(game, state).value
     ply = " with one ply of lookahead" if args.one_ply else ""
+    try:
+        with solver().time_limit(timeout) if searched(game) else contextlib.nullcontext():
+            true = value_of(game, state)
+    except TimedOut as exc:  # out of reach: the prediction stands alone, and says why
+        print(f"{game.format(state)}: predicted nim-value {predicted}{ply}; true value unknown: {exc}")
+        return
     print(f"{game.format(state)}: predicted nim-value {predicted}{ply}, true {true} "
           f"({'right' if predicted == true else 'wrong'})")
 
@@ -480,7 +518,7 @@ def cmd_train_nim(args):
     from flipnet.nn.nimtrain import checkpoint_path, train_run
 
     _check_seed(args.seed)
-    _check_seed(args.database_seed)
+    _check_seed(args.database_seed, "--database-seed")
     if not 1 <= args.epochs <= 1_000_000:
         raise FlipnetError(f"--epochs must be from 1 to 1000000, got {args.epochs}")
     checkpoint = checkpoint_path(args.results)
@@ -512,7 +550,7 @@ def cmd_survey_nim(args):
     seeds = parse_seed_range(args.seeds)
     if not 1 <= args.epochs <= 1_000_000:
         raise FlipnetError(f"--epochs must be from 1 to 1000000, got {args.epochs}")
-    _check_seed(args.database_seed)
+    _check_seed(args.database_seed, "--database-seed")
     found = survey_to_file(seeds, args.epochs, args.database_seed, args.out, args.resume)
     if args.json:
         print(json_text([{"seed": seed, "diff_winning": win, "diff_losing": lose}
@@ -535,6 +573,7 @@ def _read_line(prompt):
 def cmd_play(args):
     from flipnet.play.console import Match, ask_int, ask_yes_no, play_defaults, run_console
 
+    _check_seed(args.seed)
     game = _configured_game(args)
     defaults = play_defaults(game)
     start = game.parse_start(args.start) if args.start is not None else None
@@ -567,6 +606,7 @@ def cmd_gui(args):
     from flipnet.play.console import halfnim_note
     from flipnet.play.gui import HalfNimController, HalfNimWindow
 
+    _check_seed(args.seed)
     game = games.make("halfnim")
     start = game.parse_start(args.start) if args.start is not None else None
     agent = make_agent(args.ai, game, weights_path=args.weights)
@@ -623,6 +663,8 @@ def cmd_train_es(args):
     _check_seed(args.seed)
     check_writable(args.out)
     game = games.make("nim", heaps=args.heaps, misere=not args.normal)
+    _check_has_moves(game)
+    game.check_playable(game.start)
     start = time.perf_counter()
     with bar(args.generations, "evolve", unit="gen") as progress:
         def step(fitness):
@@ -650,7 +692,7 @@ def cmd_endgame(args):
     boxes = BOX_SETS[args.cells] if args.cells else None
     endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print)
     print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
-          f"{endgame.nbytes / 1e6:.0f} MB, ready in {time.perf_counter() - start:.1f} s")
+          f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")
 
 
 def cmd_bench(args):

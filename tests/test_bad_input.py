@@ -40,7 +40,7 @@ CASES = [
      "directory /nonexistent/dir does not exist"),
     ("solve-parent-is-file", ["solve", "flip", "--shape", "2x2", "-o", "/dev/null/x.h5"], "/dev/null is not a directory"),
     ("solve-output-is-dir", ["solve", "flip", "--shape", "2x2", "-o", "."], "it is a directory"),
-    ("solve-max-take-0", ["solve", "gridnim", "--shape", "3x3", "--max-take", "0"], "max_take must be at least 1"),
+    ("solve-max-take-0", ["solve", "gridnim", "--shape", "3x3", "--max-take", "0"], "--max-take must be from 1 to 3"),
     ("solve-disk-full", ["solve", "flip", "--shape", "4x5", "-o", "t.h5"], "cannot write t.h5: File too large",
      {"file_size": 1 << 20}),
     # value
@@ -181,7 +181,7 @@ CASES = [
                               "--results-dir", F + "/runs", "--out", "garbage", "--resume"],
      "garbage.ckpt.npz is not a flipnet checkpoint (truncated or corrupt?)"),
     ("train-diverges", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0", "--lr", "1e30",
-                        "--epochs", "50", "--batch", "10", "--results-dir", "r"], "training diverged in epoch"),
+                        "--epochs", "50", "--batch", "10", "--eval-batch", "0", "--results-dir", "r"], "training diverged in epoch"),
     # evaluate and predict
     ("evaluate-missing", ["evaluate", "/nonexistent.npz"], "model file /nonexistent.npz not found"),
     ("evaluate-dir", ["evaluate", "."], "model file . is not a file"),
@@ -294,6 +294,38 @@ CASES = [
     ("compare-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f"],
      "cannot write c.md: File too large", {"file_size": 16}),
     ("bench-section", ["bench", "--only", "nosuch"], "unknown bench sections ['nosuch']"),
+    ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
+    # numbers at the edges: huge, tiny, negative; flags that would be ignored
+    ("solve-max-take-huge", ["solve", "gridnim", "--shape", "3x3", "--max-take", "9" * 20],
+     "--max-take must be from 1 to 3 on a 3x3 board"),
+    ("value-max-take-huge", ["value", "gridnim", "111/111/111", "--max-take", "9" * 20], "--max-take must be from 1 to 3"),
+    ("arena-max-take-huge", ["arena", "gridnim", "--shape", "3x3", "--max-take", "9" * 20, "--agents", "random,optimal"],
+     "--max-take must be from 1 to 3"),
+    ("train-es-heaps-huge", ["train-es", "--heaps", "99999999999", "--generations", "1"],
+     "the heaps hold 99999999999 objects; games are played with at most 1000"),
+    ("train-es-heaps-empty", ["train-es", "--heaps", "0,0,0", "--generations", "1"],
+     "nim from 0,0,0 has no move: no game can be played"),
+    ("arena-heaps-empty", ["arena", "nim", "--heaps", "0,0", "--agents", "random,optimal"], "has no move"),
+    ("train-lr-huge", ["train", "conv1d-fast", "--lr", "1e300"], "--lr 1e+300 is outside what float32 holds"),
+    ("train-lr-denormal", ["train", "conv1d-fast", "--lr", "1e-320"], "is outside what float32 holds"),
+    ("train-decay-huge", ["train", "mlp2d", "--weight-decay", "1e39"], "--weight-decay 1e+39 is outside what float32"),
+    ("train-eval-batch-huge", ["train", "conv1d-fast", "--epochs", "1", "--eval-batch", "99999999999"],
+     "--eval-batch must be at most 16777216"),
+    ("train-eval-batch-over-set", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0", "--epochs", "1",
+                                   "--eval-batch", "9999999", "--results-dir", "r"],
+     "--eval-batch 9999999 is more than the"),
+    ("train-disk-full", ["train", "conv1d", "--data", F + "/tiny1d.h5", "--bucket", "0", "--epochs", "1",
+                         "--results-dir", "r"], "File too large", {"file_size": 64}),
+    ("train-nim-database-seed", ["train-nim", "--database-seed", "-1"], "--database-seed must be from 0 to 2^63 - 1"),
+    ("survey-database-seed", ["survey-nim", "--database-seed", "-1"], "--database-seed must be from 0 to 2^63 - 1"),
+    ("by-size-seed", ["by-size", F + "/model.npz", "--seed", "-1"], "--seed must be from 0 to 2^63 - 1"),
+    ("by-size-density-alone", ["by-size", F + "/model.npz", "--density", "0.9"],
+     "--density chooses the positions of a --beyond sample: give --beyond SAMPLE too"),
+    ("play-seed", ["play", "nim", "--seed", "-1", "--ai", "random"], "--seed must be from 0 to 2^63 - 1"),
+    ("gui-seed", ["gui", "halfnim", "--seed", "-1"], "--seed must be from 0 to 2^63 - 1"),
+    ("predict-timeout-zero", ["predict", F + "/model.npz", "11111111", "--timeout", "0"],
+     "--timeout must be a positive number"),
+    ("endgame-dir-is-file", ["endgame", "--dir", "/dev/null"], "/dev/null is not a directory"),
     ("bench-out", ["bench", "--only", "nosuch", "--out", "/nonexistent/x.json"], "unknown bench sections"),
 ]
 
@@ -397,9 +429,10 @@ def test_bad_input_ends_in_one_clear_line(outcomes, case):
     name, _, expected, *_ = case
     proc, left = outcomes[name]
     lines = stderr_lines(proc.stderr)
-    assert proc.returncode not in (0, None) and proc.returncode > 0, (proc.returncode, proc.stderr)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)  # the README's promise for bad input
     assert "Traceback" not in proc.stderr, proc.stderr
     assert 1 <= len(lines) <= 2, proc.stderr
     assert expected in lines[-1], lines[-1]
-    partial = [p for p in left if p.endswith(".tmp") or p.endswith(".lock") or Path(p).suffix in (".h5", ".md", ".txt")]
+    partial = [p for p in left if p.endswith(".tmp") or p.endswith(".lock") or
+               Path(p).suffix in (".h5", ".md", ".txt", ".json", ".npz", ".bin", ".png")]
     assert not partial, f"files left behind: {partial}"

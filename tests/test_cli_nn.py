@@ -23,7 +23,7 @@ def trained(tmp_path, capsys):
     write_tiny_dataset(data)
     results = tmp_path / "results"
     code, out, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 3,
-                         "--batch", 10, "--optimizer", "adam", "--lr", 0.01, "--seed", 3,
+                         "--batch", 10, "--eval-batch", 0, "--optimizer", "adam", "--lr", 0.01, "--seed", 3,
                          "--out", "tiny", "--results-dir", results)
     assert code == 0, err
     assert "test error" in out and "tiny.json" in out
@@ -115,5 +115,5 @@ def test_ctrl_c_during_train_exits_130_with_a_resume_hint(tmp_path, capsys, monk
     write_tiny_dataset(data)
     interrupt_epochs_at(monkeypatch, 2)
     code, _, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 5,
-                       "--batch", 10, "--results-dir", tmp_path / "r")
+                       "--batch", 10, "--eval-batch", 0, "--results-dir", tmp_path / "r")
     assert code == 130 and err == "flipnet train: interrupted after epoch 1; resume with --resume\n"

@@ -6,6 +6,7 @@ alone and with one ply of lookahead, through the real command."""
 import json
 import os
 import re
+import time
 
 import numpy as np
 import pytensor
@@ -641,6 +642,19 @@ def test_predict_reads_a_position_of_any_board_with_or_without_one_ply(trained):
         got = run(["predict", trained / "r" / "convmem2d.npz", position, *extra], trained)
         assert got.returncode == 0, got.stderr
         assert f"{position}: predicted nim-value" in got.stdout and f"{said}, true {true} (" in got.stdout
+
+
+@pytest.mark.slow
+def test_predict_shows_the_prediction_alone_when_the_true_value_is_out_of_reach(trained):
+    """The full 7x7 board's value takes the solver most of an hour: past --timeout the
+    prediction is shown with the reason the true value is missing, and the exit is 0."""
+    full = "/".join(["1" * 7] * 7)
+    start = time.perf_counter()
+    got = run(["predict", trained / "r" / "convmem2d.npz", full, "--timeout", "1"], trained)
+    assert got.returncode == 0, got.stderr
+    assert re.fullmatch(rf"{full}: predicted nim-value \d+; true value unknown: no answer within "
+                        rf"--timeout 1 s \(.*\)\n", got.stdout), got.stdout
+    assert time.perf_counter() - start < 60
 
 
 def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):

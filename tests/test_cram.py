@@ -14,6 +14,7 @@ from flipnet.solve import table
 from flipnet.solve.cram import CramSolver, bits, components, search
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.kayles import dawson_kayles
+from numba import typeof as numba_typeof
 
 # Published nimbers of full rectangles (docs/sources.md): Dawson's Kayles for 1 x n,
 # 0/1 for even/odd 2 x n, Lemoine-Viennot's and Beling's tables for the rest.
@@ -265,10 +266,15 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
         assert solver.value(full(3, 3)) == 0  # a small question needs no database
 
 
-def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it():
+def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
     see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the
-    next call starts only once that kernel has ended (they share the table)."""
+    next call starts only once that kernel has ended (they share the table). The compile
+    goes on in a process of its own, so that it survives this one."""
+    from flipnet.solve.cram import warm
+
+    started = []
+    monkeypatch.setattr(warm, "start_in_background", lambda with_endgame: started.append(with_endgame))
     solver = CramSolver(progress=False, tt_log=10, timeout=0.3)
     ended = threading.Event()
 
@@ -281,6 +287,7 @@ def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits
     with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.3 s \(the search had not begun"):
         solver._run(deaf)
     assert time.perf_counter() - start < 4 and not ended.is_set()
+    assert started == [False]  # no database: the kernels without one
     solver.timeout = None
     saw = []
     solver._run(lambda ctx: saw.append(ended.is_set()) or True)
@@ -306,3 +313,23 @@ def test_a_borrowed_array_writes_through_to_the_array_it_borrows():
 
     a = np.zeros(4, np.int64)
     assert write_through(a) == 14 and a.tolist() == [0, 7, 7, 0]
+
+
+def test_straight_lines_alone_never_call_for_the_endgame_database(tmp_path, monkeypatch):
+    """Kayles' closed form values them: a board of long straight runs builds no database."""
+    monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))
+    solver = CramSolver(progress=False, tt_log=10, auto_endgame=True)
+    runs = [(r, c) for r in (0, 2, 4) for c in range(40)]  # three runs of 40 cells
+    assert solver.value(runs) == dawson_kayles(40) ^ dawson_kayles(40) ^ dawson_kayles(40)
+    assert list(tmp_path.iterdir()) == [] and solver.auto_endgame
+
+
+def test_warm_compiles_the_kernels_a_question_needs():
+    """What the background compile runs leaves both kernels of `flipnet value` compiled
+    for a solver without a database (Numba then saves them in its cache)."""
+    from flipnet.solve.cram import warm
+
+    warm.compile_kernels(with_endgame=False)
+    ctx_type = numba_typeof(CramSolver(progress=False, tt_log=10).ctx)
+    for kernel in (search.nimbers_of, search.moves_to):
+        assert any(sig[-1] == ctx_type for sig in kernel.signatures), kernel

@@ -15,7 +15,7 @@ from conftest import write_tiny_dataset
 from flipnet.nn.store import load_npz
 
 TRAIN = ["train", "conv1d", "--bucket", "0", "--epochs", "2", "--batch", "10", "--lr", "0.05",
-         "--seed", "5", "--validate-every", "0"]
+         "--seed", "5", "--validate-every", "0", "--eval-batch", "0"]
 
 
 def flipnet(float_type, *args):

@@ -50,7 +50,8 @@ def test_train_stops_after_a_finished_epoch_and_resumes_exactly(tmp_path):
 def test_a_second_run_on_the_same_name_is_refused_while_the_first_works(tmp_path):
     data = tmp_path / "tiny.h5"
     write_tiny_dataset(data)
-    common = ["train", "conv1d", "--data", data, "--bucket", 0, "--batch", 10, "--results-dir", tmp_path / "r"]
+    common = ["train", "conv1d", "--data", data, "--bucket", 0, "--batch", 10, "--eval-batch", 0,
+              "--results-dir", tmp_path / "r"]
     proc = start([*common, "--epochs", 100000, "--out", "busy"], tmp_path)
     checkpoint = tmp_path / "r" / "busy.ckpt.npz"
     try:
@@ -135,9 +136,30 @@ def test_ctrl_c_while_python_imports_is_one_line_too(tmp_path, program, after):
     data = tmp_path / "tiny.h5"
     write_tiny_dataset(data)
     proc = start(["train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 100000,
-                  "--results-dir", tmp_path / "r"], tmp_path, program=program)
+                  "--eval-batch", 0, "--results-dir", tmp_path / "r"], tmp_path, program=program)
     code, _, err = interrupt_when(proc, lambda: True, settle=after)
     assert code == 130, err
     [line] = stderr_lines(err)
     assert line in ("flipnet train: interrupted", "flipnet: interrupted",
                     "flipnet train: interrupted before the first epoch ended; nothing was saved"), line
+
+
+def test_sigterm_stops_an_endgame_build_like_ctrl_c(tmp_path):
+    """`timeout` and `kill` send SIGTERM: the build stops at its next safe point, says so
+    in one line, exits 143 (128 + 15), and leaves no temporary file behind."""
+    import signal
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err:
+        proc = start(["endgame", "--dir", cache], tmp_path, stderr=err)
+        deadline = time.monotonic() + 120
+        while not any(p.name.endswith(".tmp") for p in cache.iterdir()):  # writing has begun
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 143, log.read_text()
+    assert stderr_lines(log.read_text()) == ["flipnet endgame: interrupted"]
+    assert list(cache.iterdir()) == []

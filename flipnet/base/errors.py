@@ -11,3 +11,7 @@ class FlipnetError(Exception):
 class Interrupted(FlipnetError):
     """Ctrl-C (or a time limit) ended a long job at a safe point; the message says what
     was kept and how to continue."""
+
+
+class TimedOut(FlipnetError):
+    """A search ran past its time limit (`--timeout`); the message says how far it got."""

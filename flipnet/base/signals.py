@@ -1,4 +1,4 @@
-"""Ctrl-C that waits for a safe point.
+"""Ctrl-C (and SIGTERM) that waits for a safe point.
 
 A KeyboardInterrupt raised while a compiled (Numba) function is being called surfaces
 as a SystemError traceback and can leave half-updated state behind. So inside
@@ -7,8 +7,10 @@ compiled calls and stops cleanly (its own message says what was kept); a compile
 kernel running in a worker thread polls `flag` instead. A second Ctrl-C raises
 KeyboardInterrupt at once. Outside `deferred()`, Ctrl-C raises KeyboardInterrupt as usual.
 
-`flipnet`'s main() installs the handler; library code that never runs under it simply
-sees the usual KeyboardInterrupt.
+`flipnet`'s main() installs the handler, for SIGTERM too (`timeout`, `kill`): it stops a
+job the same way, so no temporary file is left behind, and `received` keeps which signal
+came for the exit status. Library code that never runs under it simply sees the usual
+KeyboardInterrupt.
 
 The handler raises `CtrlC`, a KeyboardInterrupt of its own class: CPython marks a plain
 KeyboardInterrupt that leaves an `exec()` of a string as unhandled even when it is
@@ -37,6 +39,7 @@ flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compil
 _depth = 0
 _came = False  # a Ctrl-C came outside deferred(), since install()
 _report_unraisable = sys.unraisablehook  # Python's own report, for all but a lost Ctrl-C
+received = None  # the last stop signal that came (SIGINT or SIGTERM), since install()
 
 
 class CtrlC(KeyboardInterrupt):
@@ -44,9 +47,10 @@ class CtrlC(KeyboardInterrupt):
 
 
 def install():
-    global _came, _report_unraisable
-    _came = False
+    global _came, _report_unraisable, received
+    _came, received = False, None
     signal.signal(signal.SIGINT, _handler)
+    signal.signal(signal.SIGTERM, _handler)
     if sys.unraisablehook is not _unraisable:
         _report_unraisable = sys.unraisablehook
         sys.unraisablehook = _unraisable
@@ -60,7 +64,8 @@ def _unraisable(raised):
 
 
 def _handler(signum, frame):
-    global _came
+    global _came, received
+    received = signum
     if _depth and not flag[0]:
         flag[0] = 1
         return

@@ -64,7 +64,9 @@ class BoardGame:
         return (1 << self.n_cells) - 1
 
     def bit(self, r, c):
-        return r * self.cols + c
+        """The bit of cell (r, c), a Python int: `1 << bit` then holds all 64 bits of a
+        board (a numpy int64 would wrap at the last cell)."""
+        return int(r) * self.cols + int(c)
 
     def cells(self, mask):
         """The (row, col) cells of a bitmask, in bit order."""
@@ -74,6 +76,7 @@ class BoardGame:
         return [m for m in self.move_masks if state & m == m]
 
     def play(self, state, move):
+        state, move = int(state), int(move)
         if move not in self.move_masks or state & move != move:
             raise ValueError(f"illegal move {self.format_move(move)} in {self.format(state)}")
         return state & ~move

@@ -10,8 +10,11 @@ class GridNim(BoardGame):
     OPTIONS = ("shape", "max_take", "misere")
 
     def __init__(self, rows, cols, max_take=3, misere=True):
-        if max_take < 1:
-            raise ValueError(f"max_take must be at least 1, got {max_take}")
+        # a take longer than every line adds no move; the bound keeps the move list small
+        limit = max(rows, cols, 3) if isinstance(rows, int) and isinstance(cols, int) else 3
+        if not 1 <= max_take <= limit:
+            raise ValueError(f"--max-take must be from 1 to {limit} on a {rows}x{cols} board "
+                             f"(its longest line, or 3), got {max_take}")
         self.max_take = max_take
         self.misere = misere
         self.rule = "misere" if misere else "normal"

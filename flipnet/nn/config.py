@@ -16,6 +16,7 @@ from flipnet.base.errors import FlipnetError
 SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
+FLOAT32_TINY, FLOAT32_MAX = 1.1754944e-38, 3.4028235e38  # the smallest normal and the largest float32
 ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096, "loop_steps": 8}  # far past what trains here
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
 MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
@@ -141,11 +142,16 @@ class TrainConfig:
                           ("validate_every", 0), ("eval_batch", 0), ("seed", 0)):
             if getattr(self, name) < low:
                 raise FlipnetError(f"{_flag(name)} must be at least {low}, got {getattr(self, name)}")
-        for name, high in (("epochs", 1_000_000), ("batch", 1 << 24), ("seed", MAX_SEED)):
+        for name, high in (("epochs", 1_000_000), ("batch", 1 << 24), ("eval_batch", 1 << 24), ("seed", MAX_SEED)):
             if getattr(self, name) > high:
                 raise FlipnetError(f"{_flag(name)} must be at most {high}, got {getattr(self, name)}")
         if not (math.isfinite(self.lr) and self.lr > 0):
             raise FlipnetError(f"--lr must be a positive finite number, got {self.lr}")
+        for name in ("lr", "weight_decay", "clip_norm"):  # the weights are float32: a rate must be one
+            value = getattr(self, name)
+            if math.isfinite(value) and value and not FLOAT32_TINY <= abs(value) <= FLOAT32_MAX:
+                raise FlipnetError(f"{_flag(name)} {value:g} is outside what float32 holds "
+                                   f"({FLOAT32_TINY:.1e} to {FLOAT32_MAX:.1e})")
         if not 0 <= self.momentum < 1:
             raise FlipnetError(f"--momentum must be in [0, 1), got {self.momentum}")
         if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):

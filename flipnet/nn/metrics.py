@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from flipnet.base.errors import FlipnetError
+
 
 def evaluated(part, eval_batch=0):
     """(states, labels) an error is measured on: all of them, or with `eval_batch`, whole
@@ -10,6 +12,9 @@ def evaluated(part, eval_batch=0):
     states, labels = part
     if eval_batch:
         keep = len(states) // eval_batch * eval_batch
+        if len(states) and not keep:
+            raise FlipnetError(f"--eval-batch {eval_batch} is more than the {len(states)} positions it would "
+                               f"measure: no error would be measured (--eval-batch 0 measures them all)")
         return states[:keep], labels[:keep]
     return states, labels
 

@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
-from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.cram.endgame import Endgame, cache_dir
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
@@ -86,7 +86,8 @@ class CramSolver:
 
     def component_values(self, parts):
         """Nimbers of components given as (bits, h, w) frames."""
-        largest = max((bin(int(bits)).count("1") for bits, _, _ in parts), default=0)
+        # straight runs need no search (below), so they never call for the database or the table
+        largest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1), default=0)
         if self.auto_endgame and largest >= ENDGAME_FROM:
             self.use_endgame()
         if self.grow_table and largest >= LARGE_TABLE_FROM:
@@ -105,6 +106,7 @@ class CramSolver:
             out = np.zeros(len(searched), np.int64)
             self._run(search.nimbers_of, bits, hs, ws, out)
             values[searched] = out
+            _check_nimbers(out, np.bitwise_count(bits))
         return values
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):
@@ -116,6 +118,7 @@ class CramSolver:
         masks = np.asarray(states, dtype=np.uint64)
         out = np.zeros(masks.size, np.int64)
         self._run(search.values_of_positions, masks, rows, cols, budget, out, watch=progress)
+        _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
         return out
 
     def winning_moves(self, cells):
@@ -131,7 +134,7 @@ class CramSolver:
             if min(h, w) == 1:
                 moves += _kayles_moves(h, w, r0, c0, target)
                 continue
-            pairs = search.dominoes(np.uint64(bits), h, w)
+            pairs = search.dominoes(np.uint64(bits), h, w).tolist()  # Python ints: a move may hold bit 63
             out = np.zeros(len(pairs), np.bool_)
             self._run(search.moves_to, np.uint64(bits), h, w, target, out)
             for (a, b), wins in zip(pairs, out):
@@ -253,17 +256,36 @@ class CramSolver:
         count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
         reason = int(self.control[search.STOP])
         if reason == 3:
-            why = (count if searched or self._left is None else
-                   "the search had not begun: Numba compiles it the first time, up to a minute")
+            why = count
+            if not searched and self._left is not None:  # still compiling: let a process of its own finish that
+                from flipnet.solve.cram.warm import start_in_background
+
+                start_in_background(with_endgame=self.endgame.boxes.size > 0)
+                why = ("the search had not begun: Numba compiles it the first time, up to a minute; "
+                       "that goes on in the background, so a call in a minute starts at once")
             if self._without_endgame:
                 why += ("; without the endgame database, which is not built yet: `flipnet endgame` "
                         "builds it once, in about 20 s")
             limit = self._limit if self._limit is not None else self.timeout
-            raise FlipnetError(f"no answer within --timeout {limit:g} s ({why})")
+            raise TimedOut(f"no answer within --timeout {limit:g} s ({why})")
         if reason == 2:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
         raise Interrupted(f"interrupted after {count}")
+
+
+def _check_nimbers(values, cells, allow_unknown=False):
+    """Refuse a nimber that no position of that many cells has: a game of n cells lasts at
+    most n // 2 moves, so its nimber, and the XOR of its components', stays below
+    2^bit_length(n // 2). Only a damaged database or a fault could give one."""
+    cells = np.asarray(cells, np.int64)
+    limit = np.left_shift(1, np.frexp(cells // 2 + 0.5)[1].astype(np.int64))  # 2^bit_length(n // 2)
+    bad = (values >= limit) | (values < (-1 if allow_unknown else 0))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise FlipnetError(f"the search gave nimber {int(values[k])} to a position of {int(cells[k])} cells, "
+                           f"which allows values below {int(limit[k])}: the endgame database in "
+                           f"{cache_dir()} may be damaged (delete it; `flipnet endgame` builds it again)")
 
 
 _SHARED = {}

@@ -1,0 +1,128 @@
+"""The endgame database proves itself before a value is read: each way of damaging it
+(the same length zeroed, one byte, a block, swapped or wild offsets, a description cut
+short, a foreign format) ends in a rebuild that says why, never in a value read from
+it; and a nimber no position of its size allows never leaves the solver."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from cli_cases import environment
+
+from flipnet.base.errors import FlipnetError
+from flipnet.games import FlipGame
+from flipnet.solve import table
+from flipnet.solve.cram import CramSolver
+from flipnet.solve.cram.endgame import Endgame
+
+SMALL = ((2, 6), (3, 4))  # 4096 + 4096 bytes: small enough to build in every test
+FULL_3X4 = 4096 + 4095  # where the full 3x4 board's value (1) is
+
+
+def _bin(d):
+    return d / "cram-endgame.bin"
+
+
+def _meta(d):
+    return json.loads((d / "cram-endgame.json").read_text())
+
+
+def _edit_bytes(at, value):
+    def edit(d):
+        data = np.memmap(_bin(d), dtype=np.uint8, mode="r+")
+        data[at] = value
+        data.flush()
+    return edit
+
+
+def _edit_meta(change):
+    def edit(d):
+        meta = _meta(d)
+        change(meta)
+        (d / "cram-endgame.json").write_text(json.dumps(meta))
+    return edit
+
+
+def _swap_offsets(meta):
+    meta["offsets"][0][2], meta["offsets"][1][2] = meta["offsets"][1][2], meta["offsets"][0][2]
+
+
+DAMAGE = {
+    "zeroed": _edit_bytes(slice(None), 0),
+    "one-byte-0": _edit_bytes(FULL_3X4, 0),
+    "one-byte-200": _edit_bytes(FULL_3X4, 200),
+    "block-ff": _edit_bytes(slice(4096, 8192), 0xFF),
+    "swapped-offsets": _edit_meta(_swap_offsets),
+    "wild-offset": _edit_meta(lambda m: m["offsets"][1].__setitem__(2, 10 ** 12)),
+    "text-offset": _edit_meta(lambda m: m["offsets"][1].__setitem__(2, "x")),
+    "no-offsets": _edit_meta(lambda m: m.pop("offsets")),
+    "no-checksums": _edit_meta(lambda m: m.pop("crc32")),
+    "wrong-bytes": _edit_meta(lambda m: m.__setitem__("bytes", 99)),
+    "truncated": lambda d: _bin(d).write_bytes(_bin(d).read_bytes()[:1000]),
+    "foreign-format": _edit_meta(lambda m: m.__setitem__("format", "flipnet-cram-endgame-1")),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE, ids=list(DAMAGE))
+def test_a_damaged_database_is_never_read_but_built_again(tmp_path, damage):
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    assert Endgame.is_built(tmp_path)
+    DAMAGE[damage](tmp_path)
+    assert not Endgame.is_built(tmp_path)
+    said = []
+    endgame = Endgame.load_or_build(tmp_path, log=said.append)
+    assert len(said) == 1 and ("fails its check" in said[0] or "building the endgame database" in said[0])
+    assert endgame.boxes[:, :2].tolist() == [list(b) for b in SMALL]  # the boxes it had, built again
+    assert np.array_equal(endgame.data[endgame.boxes[1, 2]:], table(FlipGame(3, 4)))
+    assert Endgame.is_built(tmp_path)
+    solver = CramSolver(endgame=endgame, progress=False, tt_log=12)
+    assert solver.value([(r, c) for r in range(3) for c in range(4)]) == table(FlipGame(3, 4))[-1]
+
+
+def test_the_check_names_what_is_wrong(tmp_path):
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    _edit_bytes(70, 3)(tmp_path)
+    said = []
+    Endgame.load_or_build(tmp_path, log=said.append)
+    assert said[0].startswith(f"the endgame database in {tmp_path} fails its check: bytes 0..8191, "
+                              f"in table 2x6, fail their checksum; building it again")
+    _edit_meta(_swap_offsets)(tmp_path)
+    said.clear()
+    Endgame.load_or_build(tmp_path, log=said.append)
+    assert "its offsets are not the layout of boxes 2x6, 3x4" in said[0]
+
+
+def test_a_nimber_the_position_cannot_have_never_leaves_the_solver():
+    """A table damaged in memory (past any file check): 200 for the full 3x4 board, which
+    has 12 cells and so a value below 8, is refused in one line, not answered."""
+    good = Endgame.build(boxes=SMALL)
+    data = np.array(good.data)
+    data[good.boxes[1, 2] + 4095] = 200
+    solver = CramSolver(endgame=Endgame(data, good.boxes), progress=False, tt_log=12)
+    full = [(r, c) for r in range(3) for c in range(4)]
+    with pytest.raises(FlipnetError, match=r"^the search gave nimber 200 to a position of 12 cells, which "
+                                           r"allows values below 8: the endgame database"):
+        solver.value(full)
+    with pytest.raises(FlipnetError, match="the search gave nimber 200"):
+        solver.values_of_states([(1 << 12) - 1], 3, 4)
+
+
+@pytest.mark.slow
+def test_flipnet_endgame_checks_what_it_claims_to_check(tmp_path):
+    """Through the command: a damaged database is built again, with the reason on one line."""
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    _edit_bytes(slice(None), 0)(tmp_path)
+
+    def endgame():
+        return subprocess.run([sys.executable, "-m", "flipnet", "endgame", "--dir", str(tmp_path)],
+                              capture_output=True, text=True, env=environment(), timeout=120)
+    proc = endgame()
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "fails its check: bytes 0..8191, in table 2x6, fail their checksum; building it again" in lines[0]
+    assert lines[1].startswith(f"endgame database in {tmp_path}: boxes 2x6, 3x4, 0 MB, checked and ready in")
+    again = endgame()
+    assert again.returncode == 0 and len(again.stdout.splitlines()) == 1  # sound now: loaded, not built
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cram-endgame.bin", "cram-endgame.json"]
