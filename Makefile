@@ -10,17 +10,11 @@ FLIPNET := $(BIN)/flipnet
 # the other core free, and keeps float results identical from run to run.
 export OPENBLAS_NUM_THREADS ?= 1
 
-.PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train-1d train-1d-fast \
-        train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg train-2d-conv \
-        train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem train-2d-convmem-wide \
-        train-2d-convmem-deep train-2d-convmem-deep16 train-2d-convmem-deep48 train-2d-options train-2d-global \
-        train-2d-canonical train-2d-batch256 train-2d-deep88 train-2d-deep12 train-2d-deep16-42 \
-        train-2d-gated12 train-2d-gated12-distil train-2d-gated12-distil6m train-2d-gated12-distil6m-r2 \
-        train-2d-distil-larger train-2d-two-cores \
-        train-2d-gated16-42 train-2d-loop train-2d-loop-extra train-2d-loop-extra-wide train-2d-gated12-24 study-rounds \
-        train-2d-sized50 train-2d-sized75 study-sized train-2d-blind train-2d-d4 train-2d-d4-wide train-2d-distil train-2d-best \
-        beyond beyond-variants beyond-by-size train-nim train-es arena compare readme \
-        compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d
+.PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train \
+        train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
+        train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
+        train-2d-best beyond beyond-by-size train-nim train-es arena compare readme \
+        compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -70,8 +64,17 @@ bench-large: $(READY) ## the Cram solver on 6x7 and 7x7, 30-cell database (hours
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start
-# over. Each target names a recipe of flipnet/nn/recipes.py (`flipnet train --list`).
+# over. Any recipe of flipnet/nn/recipes.py (`flipnet train --list`) trains by
+# `make train RECIPE=NAME` or `make results/NAME.json`; the targets below name the main ones.
 TRAIN := $(FLIPNET) train --resume
+RECIPE ?=
+
+train: data ## any recipe: make train RECIPE=convmem2d-gated12 (flipnet train --list names them)
+	@test -n "$(RECIPE)" || { echo "make train: name a recipe, e.g. make train RECIPE=conv1d (flipnet train --list)"; exit 2; }
+	$(TRAIN) $(RECIPE)
+
+results/%.json: | data
+	$(TRAIN) $*
 
 train-1d: data/flip1d.h5 ## the paper's 1D conv net, its protocol (recipe conv1d)
 	$(TRAIN) conv1d
@@ -115,109 +118,30 @@ train-2d-featmem: data/flip2d.h5 ## beyond the paper, size-free: a network on sh
 train-2d-convmem: data/flip2d.h5 ## size-free: the lookup table + a masked convolution for new shapes
 	$(TRAIN) convmem2d
 
-train-2d-convmem-wide: data/flip2d.h5 ## convmem2d, 48 channels and 256 hidden units (tried, not kept)
-	$(TRAIN) convmem2d-wide
-
-train-2d-convmem-deep: data/flip2d.h5 ## convmem2d with 8 residual layers (convmem2d-deep)
-	$(TRAIN) convmem2d-deep
-
-train-2d-convmem-deep16: data/flip2d.h5 ## convmem2d with 16 residual layers (tried, not kept)
-	$(TRAIN) convmem2d-deep16
-
-train-2d-convmem-deep48: data/flip2d.h5 ## convmem2d-deep over 48 epochs instead of 24
-	$(TRAIN) convmem2d-deep48
-
-train-2d-distil: train-2d-convmem-deep ## convmem2d-deep taught its own 1-ply values of drawn shapes (not kept)
-	$(TRAIN) convmem2d-distil
-
-train-2d-options: data/flip2d.h5 ## convmem2d-deep48 also taught each cell's option values (tried, not kept)
-	$(TRAIN) convmem2d-options
-
-train-2d-global: data/flip2d.h5 ## convmem2d-deep48 whose layers also read the shape's mean and maximum (tried, not kept)
-	$(TRAIN) convmem2d-global
-
-train-2d-canonical: data/flip2d.h5 ## convmem2d-deep48 taught and read in each shape's canonical drawing only (tried, not kept)
-	$(TRAIN) convmem2d-canonical
-
-train-2d-batch256: data/flip2d.h5 ## convmem2d-deep48 with minibatches of 256 over 44 epochs (tried, not kept)
-	$(TRAIN) convmem2d-batch256
-
-train-2d-deep88: data/flip2d.h5 ## convmem2d-deep48 over 88 epochs, the faster step spent on epochs (tried, not kept)
-	$(TRAIN) convmem2d-deep88
-
-train-2d-deep12: data/flip2d.h5 ## convmem2d-deep48 with 12 residual layers over 56 epochs (kept before the gates)
-	$(TRAIN) convmem2d-deep12
-
-train-2d-deep16-42: data/flip2d.h5 ## convmem2d-deep12's layer-epochs as 16 residual layers over 42 epochs (tried, not kept)
-	$(TRAIN) convmem2d-deep16-42
-
-train-2d-gated12-distil: train-2d-gated12 ## convmem2d-gated12 taught its own 1-ply values of the new shapes of 2M random boards (tried, not kept)
-	$(TRAIN) convmem2d-gated12-distil
-
-train-2d-gated12-distil6m: train-2d-gated12 ## convmem2d-gated12-distil with the new shapes of 6M random boards (the best on one core)
-	$(TRAIN) convmem2d-gated12-distil6m
-
-train-2d-gated12-distil6m-r2: train-2d-gated12-distil6m ## convmem2d-gated12-distil6m's distillation again, from distil6m (over the hour; not kept)
-	$(TRAIN) convmem2d-gated12-distil6m-r2
-
-train-2d-distil-larger: train-2d-gated12-distil6m ## distil6m-r2 also taught 6x6 and 7x7 shapes by its own 1-ply mex (reads larger boards; not kept)
-	$(TRAIN) convmem2d-gated12-distil-larger
-
-train-2d-two-cores: data/flip2d.h5 ## convmem2d-gated12 over 80 epochs, then distil6m and a second round, each step on two processes (make train-2d-best)
+# The best 2D model's three stages, each step on two processes (about an hour on two cores)
+train-2d-best: data/flip2d.h5 ## the best 2D model by validation: convmem2d-gated12-80-distil6m-r2 (docs/results.md)
 	$(TRAIN) convmem2d-gated12-80
 	$(TRAIN) convmem2d-gated12-80-distil6m
 	$(TRAIN) convmem2d-gated12-80-distil6m-r2
-
-train-2d-gated12: data/flip2d.h5 ## convmem2d-deep12 with residual gates that start at zero (kept before the distillation)
-	$(TRAIN) convmem2d-gated12
-
-train-2d-loop: data/flip2d.h5 ## convmem2d with a shared residual step taken more often for larger shapes (with its control: make -j2 train-2d-loop train-2d-gated12-24)
-	$(TRAIN) convmem2d-loop
-
-train-2d-loop-extra: data/flip2d.h5 ## convmem2d-loop taught to hold its answer over 0..4 extra steps, on both cores
-	$(TRAIN) convmem2d-loop-extra
-
-train-2d-loop-extra-wide: data/flip2d.h5 ## convmem2d-loop-extra with 48 channels, on both cores
-	$(TRAIN) convmem2d-loop-extra-wide
-
-train-2d-gated12-24: data/flip2d.h5 ## convmem2d-gated12 over 24 epochs: convmem2d-loop's control
-	$(TRAIN) convmem2d-gated12-24
-
-ROUNDS_STUDY := convmem2d-gated12-24 $(addprefix convmem2d-gated12-24-,more1 more2 round1 round2 round3 round4)
-study-rounds: train-2d-gated12-24 data-large ## from convmem2d-gated12-24, four rounds of its own 1-ply values beside 8 and 16 epochs more, each network evaluated alone (docs/experiments.md; about 80 min on both cores after gated12-24)
-	$(TRAIN) convmem2d-gated12-24-more1
-	$(TRAIN) convmem2d-gated12-24-round1
-	$(TRAIN) convmem2d-gated12-24-more2
-	$(TRAIN) convmem2d-gated12-24-round2
-	$(TRAIN) convmem2d-gated12-24-round3
-	$(TRAIN) convmem2d-gated12-24-round4
-	$(call evaluate,$(ROUNDS_STUDY),$(ROUNDS_STUDY),alone)
-
-SIZED_STUDY := convmem2d-gated12-24-sized50 convmem2d-gated12-24-sized75
-train-2d-sized50: data/flip2d.h5 ## convmem2d-gated12-24 with each epoch's shapes drawn by cell count, --size-balance 0.5
-	$(TRAIN) convmem2d-gated12-24-sized50
-
-train-2d-sized75: data/flip2d.h5 ## the same at --size-balance 0.75
-	$(TRAIN) convmem2d-gated12-24-sized75
-
-study-sized: train-2d-sized50 train-2d-sized75 data-large ## both, each evaluated alone on 5x5, 6x6 and 7x7, beside convmem2d-gated12-24 (docs/experiments.md; make -j2 trains them side by side, about 40 min)
-	$(call evaluate,$(SIZED_STUDY),$(SIZED_STUDY),alone)
-
-train-2d-blind: data/flip2d.h5 ## convmem2d-gated12-24 whose readout sees the mean and maximum over a shape's cells only, no size, on both cores
-	$(TRAIN) convmem2d-gated12-24-blind
-
-train-2d-gated16-42: data/flip2d.h5 ## convmem2d-deep16-42 with residual gates that start at zero (tried, not kept)
-	$(TRAIN) convmem2d-gated16-42
-
-train-2d-d4: data/flip2d.h5 ## convmem2d-deep48 with D4 group convolutions, 4 fields of 8 channels (tried, not kept)
-	$(TRAIN) convmem2d-d4
-
-train-2d-d4-wide: data/flip2d.h5 ## convmem2d-d4 with 6 fields of 8 channels over 26 epochs (tried, not kept)
-	$(TRAIN) convmem2d-d4-wide
-
-ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
-train-2d-best: train-2d-two-cores ## the best 2D model by validation: convmem2d-gated12-80-distil6m-r2 (docs/results.md)
 	$(FLIPNET) evaluate results/convmem2d-gated12-80-distil6m-r2.npz --out results/eval-convmem2d-gated12-80-distil6m-r2-5x5.json
+
+# The intermediate steps the findings cite, by their older names (each is also `make train RECIPE=...`)
+ALIASES := train-2d-convmem-deep train-2d-convmem-deep48 train-2d-deep12 train-2d-gated12 \
+           train-2d-gated12-distil6m train-2d-two-cores
+train-2d-convmem-deep: data/flip2d.h5
+	$(TRAIN) convmem2d-deep
+train-2d-convmem-deep48: data/flip2d.h5
+	$(TRAIN) convmem2d-deep48
+train-2d-deep12: data/flip2d.h5
+	$(TRAIN) convmem2d-deep12
+train-2d-gated12: data/flip2d.h5
+	$(TRAIN) convmem2d-gated12
+train-2d-gated12-distil6m: train-2d-gated12
+	$(TRAIN) convmem2d-gated12-distil6m
+train-2d-two-cores: data/flip2d.h5
+	$(TRAIN) convmem2d-gated12-80
+	$(TRAIN) convmem2d-gated12-80-distil6m
+	$(TRAIN) convmem2d-gated12-80-distil6m-r2
 
 # $(call evaluate,MODELS,BOARDS[,alone]): each model on the 5x5 test set and on the sampled
 # larger BOARDS (only models that read any board), alone and, unless `alone` is given, with
@@ -233,31 +157,22 @@ define evaluate
 	    || exit 1;) done; done
 endef
 
+ENSEMBLE := results/xormem2d.npz --with results/featmem2d.npz
 BEYOND_MODELS := lookup2d xormem2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 \
         convmem2d-gated12 convmem2d-gated12-distil6m convmem2d-gated12-80-distil6m-r2
-SIZE_FREE := lookup2d featmem2d convmem2d convmem2d-deep convmem2d-deep48 convmem2d-deep12 convmem2d-gated12 \
-        convmem2d-gated12-distil6m convmem2d-gated12-80-distil6m-r2
-beyond: data/flip2d.h5 data-large ## evaluate the component models -> results/eval-*.json
+SIZE_FREE := $(filter-out xormem2d,$(BEYOND_MODELS))
+beyond: data/flip2d.h5 data-large ## evaluate the component models (each trained first) -> results/eval-*.json
 	$(call evaluate,$(BEYOND_MODELS),$(SIZE_FREE))
 	$(FLIPNET) evaluate $(ENSEMBLE) --out results/eval-xormem2d+featmem2d-5x5.json
 	$(FLIPNET) evaluate $(ENSEMBLE) --one-ply --out results/eval-xormem2d+featmem2d-5x5-1ply.json
 
 # Where a network's error on the larger boards lies: its shapes larger than 5x5, valued exactly, by
-# cells, beside guesses that know only the size (docs/experiments.md); each model needs its train target first.
+# cells, beside guesses by size (docs/findings.md); each model needs its train target first.
 BY_SIZE_MODELS ?= convmem2d-gated12-80-distil6m-r2
-beyond-by-size: data-large ## the shapes larger than 5x5 of the 6x6 and 7x7 samples (d = 0.5) valued exactly, by cells: the network beside guesses by size (BY_SIZE_MODELS, default the best) -> results/bysize-beyond-*.json
+beyond-by-size: data-large ## shapes larger than 5x5 of the 6x6 and 7x7 samples, valued exactly, by cells, beside guesses by size
 	for m in $(BY_SIZE_MODELS); do for b in 6x6 7x7; do \
 	  $(FLIPNET) by-size results/$$m.npz --beyond data/flip$$b.h5 --out results/bysize-beyond-$$m-$$b.json || exit 1; \
 	done; done
-
-# Variants of convmem2d tried and not kept (docs/experiments.md); each needs its train target first.
-VARIANTS := convmem2d-wide convmem2d-deep16 convmem2d-distil convmem2d-options convmem2d-global \
-            convmem2d-canonical convmem2d-batch256 convmem2d-d4 convmem2d-d4-wide convmem2d-deep88 \
-            convmem2d-deep16-42 convmem2d-gated16-42 convmem2d-gated12-distil convmem2d-gated12-distil6m-r2 \
-            convmem2d-gated12-distil-larger convmem2d-gated12-24 convmem2d-loop convmem2d-loop-extra \
-            convmem2d-loop-extra-wide
-beyond-variants: data/flip2d.h5 data-large ## evaluate the convmem2d variants not kept (-wide, -deep16, -distil, -options, -global, -canonical, -batch256, -d4, -d4-wide, -deep88, -deep16-42, -gated16-42, -gated12-distil, -gated12-distil6m-r2, -gated12-distil-larger, -gated12-24, -loop, -loop-extra, -loop-extra-wide), like `beyond`
-	$(call evaluate,$(VARIANTS),$(VARIANTS))
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt
 	$(FLIPNET) train-nim --weights data/nimWeights.txt --results results/nim.json

@@ -40,7 +40,7 @@ def links(path):
 def test_the_anchor_rule_on_headings_like_the_docs():
     assert github_anchor(" A convolution over the component's cells (2026-11-24, the one)") == \
         "a-convolution-over-the-components-cells-2026-11-24-the-one"
-    assert github_anchor("convmem2d-loop-extra and -wide") == "convmem2d-loop-extra-and--wide"
+    assert github_anchor("convmem2d-deep12 and -gated12") == "convmem2d-deep12-and--gated12"
 
 
 def test_anchors_number_repeated_headings(tmp_path):

@@ -1,6 +1,6 @@
 """The live-cell layout of the masked convolution against the frame one and a direct
-computation: the same logits, option logits and gradients, in several frames, for every
-kind of network; its neighbour rows against a brute-force walk of the frame."""
+computation: the same logits and gradients, in several frames, for every kind of
+network; its neighbour rows against a brute-force walk of the frame."""
 
 import numpy as np
 import pytensor
@@ -15,12 +15,9 @@ from flipnet.nn.maskconv import MaskedConvNet, render_cells
 # layout is what every training and evaluation test runs.
 pytestmark = pytest.mark.usefixtures("py_mode")
 
-# every path a layout serves: shape-wide pooling and the option head read the frame,
-# the equivariant network its tied weights and its fields' pooling, the gated one its
-# gates and activations below zero
-KINDS = {"plain": {}, "pooled_with_options": {"global_pool": True, "option_head": True},
-         "equivariant": {"equivariant": True}, "gated": {"residual_gates": True},
-         "looped": {"loop_steps": 1, "residual_gates": True}}
+# every path a layout serves: the plain network, and the gated one its gates and
+# activations below zero
+KINDS = {"plain": {}, "gated": {"residual_gates": True}}
 
 
 def brute_neighbours(cells, side):
@@ -50,15 +47,15 @@ def test_live_rows_name_a_row_width_that_is_not_the_frame():
 
 def network(kind):
     net = MaskedConvNet(3, channels=16, layers=2, hidden=8, **KINDS[kind])
-    rng = np.random.default_rng(5)  # every weight, biases and shape-wide maps too, away from its start
+    rng = np.random.default_rng(5)  # every weight and bias away from its start
     net.set_values({k: v + rng.normal(0, 0.3, v.shape) for k, v in net.get_values().items()})
     return net
 
 
 def without_symmetry(keys):
-    """The keys whose 8 drawings are 8 different shapes. A symmetric shape makes a D4
-    network's 8 turns of a field tie exactly in its maxima, and a maximum's gradient at a
-    tie goes where rounding puts it, which differs between layouts."""
+    """The keys whose 8 drawings are 8 different shapes: a symmetric shape makes cells tie
+    exactly in a maximum, and a maximum's gradient at a tie goes where rounding puts it,
+    which differs between layouts."""
     def drawings(grid):
         turns = [np.rot90(g, k) for g in (grid, grid.T) for k in range(4)]
         return {np.argwhere(t).tobytes() for t in (t[np.ix_(t.any(1), t.any(0))] for t in turns)}
@@ -67,16 +64,15 @@ def without_symmetry(keys):
 
 
 def compiled(net, layout, with_grads=False):
-    """f(cells) -> [value logits, option logits?, gradients of their sum?] in a layout."""
-    logits, options = net.outputs_in(layout)
-    outputs = [logits] + ([options] if options is not None else [])
+    """f(cells) -> [logits, gradients of their sum?] in a layout."""
+    outputs = [net.logits_in(layout)]
     if with_grads:
-        outputs += pytensor.grad(sum(o.sum() for o in outputs), net.params)
+        outputs += pytensor.grad(outputs[0].sum(), net.params)
     fn = pytensor.function(layout.inputs, outputs)
     return lambda cells: fn(*layout.feed(cells))
 
 
-@pytest.mark.parametrize("kind, side", [("pooled_with_options", 7), ("equivariant", 5), ("looped", 6)])
+@pytest.mark.parametrize("kind, side", [("plain", 7), ("gated", 5), ("gated", 6)])
 def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
     """Logits to rounding. Gradients to 1% of their largest entry: a maximum's gradient goes
     to every entry that ties with it (PyTensor's Max), and cells with the same 3x3
@@ -86,7 +82,7 @@ def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
     assert len(cells) >= 20
     live = compiled(net, LiveCells(side), with_grads=True)(cells)
     frame = compiled(net, FrameCells(side), with_grads=True)(cells)
-    n_logits = 2 if net.option_head else 1
+    n_logits = 1
     assert len(live) == len(frame) == n_logits + len(net.params)
     for got, want in zip(live[:n_logits], frame[:n_logits]):
         assert got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol=1e-4)

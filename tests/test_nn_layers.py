@@ -145,38 +145,3 @@ def test_2d_correlation_gradient():
     assert_gradients_match(lambda x, w, b: pt.sum(multi_filter_correlation(x, w, b, layout) * weights),
                            [x, w, b])
 
-
-def test_layer_norm_value_and_gradient():
-    from flipnet.nn.layers import layer_norm
-
-    x, g, b = rng.normal(size=(6, 4)), rng.normal(size=6), rng.normal(size=6)
-    xs, gs, bs = pt.dmatrix(), pt.dvector(), pt.dvector()
-    out = pytensor.function([xs, gs, bs], layer_norm(xs, gs, bs))(x, g, b)
-    expected = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + 1e-5) * g[:, None] + b[:, None]
-    np.testing.assert_allclose(out, expected, atol=1e-12)
-    weights = rng.normal(size=(6, 4))
-    assert_gradients_match(lambda x, g, b: pt.sum(layer_norm(x, g, b) * weights), [x, g, b])
-
-
-def test_live_cells_keep_the_value_and_clear_only_isolated_cells():
-    from flipnet.games import FlipGame
-    from flipnet.nn.layers import live_cells
-    from flipnet.datasets.components import adjacency
-    from flipnet.solve import table
-
-    rows, cols = 3, 4
-    states = np.arange(1 << 12, dtype=np.uint32)
-    xs = pt.dmatrix()
-    live = pytensor.function([xs], live_cells(xs, adjacency(rows, cols)))
-    bits = ((states[None, :] >> np.arange(12)[:, None]) & 1).astype(np.float64)
-    cleaned = live(bits)
-    for s, column in zip(states[:300], cleaned.T[:300]):
-        board = [[s >> (r * cols + c) & 1 for c in range(cols)] for r in range(rows)]
-        for r in range(rows):
-            for c in range(cols):
-                neighbours = sum(board[rr][cc] for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                                 if 0 <= rr < rows and 0 <= cc < cols)
-                assert column[r * cols + c] == (board[r][c] and neighbours > 0)
-    values = table(FlipGame(rows, cols))
-    cleaned_states = (cleaned.astype(np.int64) << np.arange(12)[:, None]).sum(axis=0)
-    assert np.array_equal(values[cleaned_states], values)

@@ -156,17 +156,6 @@ def test_one_cycle_schedule_warms_up_then_decays():
     assert all(a > b for a, b in zip(rates[peak:], rates[peak + 1:])) and 0 < rates[-1] < 0.01
 
 
-def test_residual_mlp_starts_as_a_shallow_network():
-    model = build("resmlp2d", seed=0)
-    values = model.get_values()
-    assert all(not values[f"W{k}b"].any() for k in range(6))
-    states = pt.vector(dtype="uint32")
-    fn = pytensor.function([states], model.logits(states))
-    isolated = np.uint32(0b10101)  # no two full cells touch: the same as the empty board
-    np.testing.assert_allclose(fn(np.array([isolated, 0], dtype=np.uint32))[0],
-                               fn(np.array([0], dtype=np.uint32))[0], atol=1e-6)
-
-
 @pytest.mark.slow
 def test_tta_predictor_averages_over_symmetries():
     from flipnet.nn.compile import Predictor

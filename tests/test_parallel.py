@@ -53,31 +53,6 @@ def test_a_shared_step_is_the_one_process_step_to_rounding(workers):
     assert moved > 1e-2 and worst < 1e-5 * max(1.0, moved)
 
 
-def looped_network():
-    """A network with a loop whose gate is open, so that its steps count from the start."""
-    net = MaskedConvNet(3, channels=4, layers=1, hidden=8, residual_gates=True, loop_steps=1)
-    net.set_values({**net.get_values(), "loop_gate": np.ones(1)})
-    return net
-
-
-def test_a_shared_step_with_extra_loop_steps_is_the_one_process_step():
-    """--loop-extra: each step's extra count reaches every part (a helper that took
-    another count would give another gradient, and the count changes the loss)."""
-    cells, values = batch(2)
-    lr = np.asarray(0.05, FLOAT)
-    one, shared = looped_network(), looped_network()
-    single = step_function(one, optim.make("sgd", one.params), SIDE, loop_extra=2)
-    still = np.asarray(0.0, FLOAT)  # SGD at rate 0: the loss of each count, nothing moves
-    assert float(single(cells, values, still, extra=0)) != pytest.approx(
-        float(single(cells, values, still, extra=2)), rel=1e-4)
-    with SplitStep(shared, optim.make("sgd", shared.params), SIDE, 2, BATCH, loop_extra=2) as step:
-        for extra in (2, 0, 1, 2):
-            assert step(cells, values, lr, extra=extra) == pytest.approx(
-                float(single(cells, values, lr, extra=extra)), rel=1e-5)
-    worst = max(np.abs(p.get_value() - q.get_value()).max() for p, q in zip(one.params, shared.params))
-    assert worst < 1e-5
-
-
 def test_the_same_number_of_workers_gives_the_same_weights_bit_for_bit():
     cells, values = batch(1)
     lr = np.asarray(0.003, FLOAT)
@@ -100,10 +75,10 @@ def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypat
     def failing_on_15(*args, **kwargs):
         gradient = real(*args, **kwargs)
 
-        def checked(cells, values, weight, extra=0):
+        def checked(cells, values, weight):
             if (values == 15).any():
                 raise ArithmeticError("a value of 15")
-            return gradient(cells, values, weight, extra)
+            return gradient(cells, values, weight)
         return checked
 
     monkeypatch.setattr(parallel, "gradient_function", failing_on_15)

@@ -202,7 +202,7 @@ def _trained_by(rules, target):
 
 def test_a_recipe_that_starts_from_another_is_trained_after_it():
     """A recipe's --init is another recipe's result, and every make target that trains it
-    trains that one first (`make study-rounds` chains six runs in one target)."""
+    trains that one first (`make train-2d-best` chains three runs in one target)."""
     rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
     chained = 0
     for target in rules:
@@ -214,4 +214,4 @@ def test_a_recipe_that_starts_from_another_is_trained_after_it():
                 assert start in RECIPES, f"{name} starts from {init}, which no recipe makes"
                 assert start in order[:k], f"`make {target}` trains {name} before {start}, its start"
                 chained += 1
-    assert chained >= 10
+    assert chained >= 5

@@ -160,13 +160,6 @@ def _neighbours_all(states, h, w):
     return out
 
 
-def adjacency(rows, cols):
-    """(cells, cells) 0/1 matrix: 1 where two cells of the board share a side."""
-    cells = np.arange(rows * cols)
-    r, c = np.divmod(cells, cols)
-    return ((np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])) == 1).astype(np.float64)
-
-
 def new_shape_positions(rows, cols, known, states, drawn=()):
     """(new, undrawn): for each of `states`, whether it holds a live component whose
     shape is not in `known` (sorted shape keys), and whether one of those is in `drawn`

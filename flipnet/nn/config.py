@@ -17,13 +17,16 @@ SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 MAX_SEED = 2 ** 63 - 1
 FLOAT32_TINY, FLOAT32_MAX = 1.1754944e-38, 3.4028235e38  # the smallest normal and the largest float32
-ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096, "loop_steps": 8}  # far past what trains here
+ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
-MAX_OPTION_WEIGHT = 100.0  # --option-weight: past this the value's own loss is noise beside it
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
-MAX_DRAWN_SIDE = 7  # --draw-boards: a shape key holds 52 cells, and 7x7 is the largest square in it
 MAX_WORKERS = 8  # --workers: processes of one training step
-MAX_LOOP_EXTRA = 8  # --loop-extra: a 5x5 shape at --loop-steps 2 takes 10 steps; 8 more is past 9x9's
+# Settings of variants tried and not kept (docs/findings.md), with their neutral values: a
+# results file or checkpoint that has one at that value still loads; any other value is refused.
+REMOVED_SETTINGS = {"loop_steps": 0, "loop_extra": 0, "global_pool": False, "equivariant": False,
+                    "size_blind": False, "draw_boards": "", "option_weight": 0.0, "size_balance": 0.0,
+                    "option_head": False}
+REMOVED_IN = "615dc0e"  # the last commit that has them
 
 
 def setting(default, help, flag=None, choices=None, metavar=None):
@@ -72,40 +75,16 @@ class TrainConfig:
     layers: int = setting(0, "convmem2d: residual convolution layers (0: the default, 4)")
     hidden: int = setting(0, "convmem2d: units of the dense layer after pooling (0: the "
                              "default, 128)")
-    loop_steps: int = setting(0, "convmem2d: after the residual layers, one shared residual layer "
-                                 "taken N times per cell of a shape's longest side, so larger "
-                                 "shapes get more steps (0: none)", metavar="N")
-    loop_extra: int = setting(0, "convmem2d with --loop-steps: while training, each minibatch's "
-                                 "shapes take a random 0..E steps more than their count (the "
-                                 "run's seeded generator), so the shared step learns to hold its "
-                                 "answer when larger shapes take it more often (0: not)", metavar="E")
-    global_pool: bool = setting(False, "convmem2d: each residual layer also reads the mean and "
-                                       "maximum of the layer below over the shape's cells")
-    equivariant: bool = setting(False, "convmem2d: D4 group convolutions, the same answer for "
-                                       "every rotation and reflection by construction (nn/d4.py)")
     residual_gates: bool = setting(False, "convmem2d: each residual layer's branch is scaled by a "
                                           "learnt number that starts at zero (ReZero): the network "
                                           "starts shallow and grows into its depth")
-    size_blind: bool = setting(False, "convmem2d: the readout sees the mean and maximum over a shape's "
-                                      "cells only, no sum and no count, so it cannot key on the shape's "
-                                      "size (a 5x5 board's large shapes are all dense)")
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
                            "boards, valued by the --init model's 1-ply mex (nn/drawn.py)", metavar="N")
-    draw_boards: str = setting("", "convmem2d with --init: also train on the new shapes of seeded random "
-                                   "boards of other sizes, valued the same way: 'ROWSxCOLS:N' (N boards), "
-                                   "comma-separated, sides up to 7", metavar="SIZES")
     workers: int = setting(1, "convmem2d: processes that share each training step, one core each "
                               "(nn/parallel.py); the weights are the same for the same seed and "
                               "number of workers", metavar="N")
-    option_weight: float = setting(0.0, "convmem2d: also teach each cell's set of option values "
-                                        "read from the training labels, with this weight beside the "
-                                        "value's loss (nn/options.py; 0: not)", metavar="W")
-    size_balance: float = setting(0.0, "convmem2d: each epoch draws its shapes with replacement, a "
-                                       "shape's chance proportional to (taught shapes of its cell count)^-A, "
-                                       "so the large shapes a 5x5 board holds few of are met more often "
-                                       "(0: every shape once an epoch)", metavar="A")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
     results_dir: str = setting("results", "where runs are written")
@@ -114,27 +93,8 @@ class TrainConfig:
         return Path(self.results_dir) / f"{self.name}{suffix}"
 
     def architecture(self):
-        """{channels, layers, hidden, loop_steps}: the network sizes this run sets (0: the
-        model's own)."""
+        """{channels, layers, hidden}: the network sizes this run sets (0: the model's own)."""
         return {name: getattr(self, name) for name in ARCHITECTURE_LIMITS}
-
-    def board_draws(self):
-        """[(rows, cols, boards)] of --draw-boards; a one-line error naming a bad part."""
-        draws = []
-        for part in filter(None, (p.strip() for p in self.draw_boards.split(","))):
-            size, _, count = part.partition(":")
-            rows, _, cols = size.partition("x")
-            if not (rows.isdigit() and cols.isdigit() and count.isdigit()):
-                raise FlipnetError(f"--draw-boards: {part!r} is not ROWSxCOLS:N (e.g. 6x6:600000)")
-            rows, cols, count = int(rows), int(cols), int(count)
-            if not (1 <= rows <= MAX_DRAWN_SIDE and 1 <= cols <= MAX_DRAWN_SIDE):
-                raise FlipnetError(f"--draw-boards: {part!r} has a side outside 1..{MAX_DRAWN_SIDE}")
-            if not 1 <= count <= MAX_DRAWN_BOARDS:
-                raise FlipnetError(f"--draw-boards: {part!r} draws a number of boards outside 1..{MAX_DRAWN_BOARDS}")
-            if any((rows, cols) == (r, c) for r, c, _ in draws):
-                raise FlipnetError(f"--draw-boards: {rows}x{cols} is given twice")
-            draws.append((rows, cols, count))
-        return draws
 
     def check(self):
         """A one-line FlipnetError for the first setting out of range."""
@@ -169,40 +129,17 @@ class TrainConfig:
                                f"settings; {self.model}'s is fixed")
         if not 0 <= self.draw <= MAX_DRAWN_BOARDS:
             raise FlipnetError(f"--draw must be in 0..{MAX_DRAWN_BOARDS}, got {self.draw}")
-        if not (math.isfinite(self.option_weight) and 0 <= self.option_weight <= MAX_OPTION_WEIGHT):
-            raise FlipnetError(f"--option-weight must be a number in 0..{MAX_OPTION_WEIGHT}, got {self.option_weight}")
-        if not (math.isfinite(self.size_balance) and 0 <= self.size_balance <= 1):
-            raise FlipnetError(f"--size-balance must be a number in 0..1, got {self.size_balance}")
         if self.model and self.model not in SIZED_MODELS:
-            for given, which in ((self.init or self.draw or self.draw_boards, "--init and --draw are settings"),
-                                 (self.global_pool, "--global-pool is a setting"),
-                                 (self.equivariant, "--equivariant is a setting"),
-                                 (self.residual_gates, "--residual-gates is a setting"),
-                                 (self.size_blind, "--size-blind is a setting"),
-                                 (self.option_weight, "--option-weight is a setting"),
-                                 (self.size_balance, "--size-balance is a setting")):
+            for given, which in ((self.init or self.draw, "--init and --draw are settings"),
+                                 (self.residual_gates, "--residual-gates is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
-        if self.size_balance and self.shuffle == "once":
-            raise FlipnetError("--size-balance draws every epoch anew: it takes no --shuffle once")
         if not 1 <= self.workers <= MAX_WORKERS:
             raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {self.workers}")
         if self.workers > 1 and self.model and self.model not in SIZED_MODELS:
             raise FlipnetError(f"--workers is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
-        if self.workers > 1 and self.option_weight:
-            raise FlipnetError("--workers takes no --option-weight: the option sets are taught in one process")
-        if self.equivariant and self.channels % 8:
-            raise FlipnetError(f"--equivariant needs --channels in fields of 8, got {self.channels}")
-        if self.equivariant and (self.global_pool or self.option_weight or self.loop_steps or self.size_blind):
-            raise FlipnetError("--equivariant takes no --global-pool, --option-weight, --loop-steps or --size-blind")
-        if not 0 <= self.loop_extra <= MAX_LOOP_EXTRA:
-            raise FlipnetError(f"--loop-extra must be in 0..{MAX_LOOP_EXTRA}, got {self.loop_extra}")
-        if self.loop_extra and not self.loop_steps:
-            raise FlipnetError("--loop-extra needs --loop-steps: it adds steps to the shared loop")
         if self.draw and not self.init:
             raise FlipnetError("--draw needs --init: the drawn shapes are valued by that model's 1-ply mex")
-        if self.board_draws() and not self.init:
-            raise FlipnetError("--draw-boards needs --init: the drawn shapes are valued by that model's 1-ply mex")
         for name in ("optimizer", "schedule", "shuffle", "augment"):
             choices = FIELDS[name].metadata["choices"]
             if getattr(self, name) not in choices:
@@ -215,8 +152,18 @@ class TrainConfig:
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
 
+def without_removed(settings, where):
+    """`settings` (a saved run's, or a model file's architecture) less the removed settings
+    it holds at their neutral value; a one-line error naming `where` for one it used."""
+    used = sorted(k for k, v in settings.items() if k in REMOVED_SETTINGS and v != REMOVED_SETTINGS[k])
+    if used:
+        raise FlipnetError(f"{where} was made with {', '.join(_flag(k) for k in used)}: a variant flipnet "
+                           f"no longer has (commit {REMOVED_IN} has it)")
+    return {k: v for k, v in settings.items() if k not in REMOVED_SETTINGS}
+
+
 def _flag(name):
-    return FIELDS[name].metadata["flag"] or f"--{name.replace('_', '-')}"
+    return (FIELDS[name].metadata["flag"] if name in FIELDS else None) or f"--{name.replace('_', '-')}"
 
 
 def add_flags(parser):

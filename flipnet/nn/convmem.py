@@ -12,6 +12,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
+from flipnet.nn.config import without_removed
 from flipnet.nn.lookup import ShapeLookup
 from flipnet.nn.maskconv import MaskedConvNet
 from flipnet.nn.store import load_npz, save_npz
@@ -90,7 +91,7 @@ class ConvMemory:
         """(model, meta) of a convmem2d file; a one-line error for anything else."""
         arrays, meta = load_npz(path)
         try:
-            network = MaskedConvNet(0, **meta["architecture"])
+            network = MaskedConvNet(0, **without_removed(meta["architecture"], path))
             network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
             table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
                                             int(meta["rows"]), int(meta["cols"]))

@@ -21,10 +21,10 @@ from flipnet.datasets.components import Components
 from flipnet.nn.oneply import CHUNK, one_ply_chunks
 
 
-def draw_shapes(rows, cols, n_boards, seed, known_keys, stream=()):
+def draw_shapes(rows, cols, n_boards, seed, known_keys):
     """Sorted keys of the live components of `n_boards` uniform random rows x cols boards
-    (generator seeded by `seed` and the numbers in `stream`) that are not in `known_keys`."""
-    boards = np.random.default_rng([seed, 2, *stream]).integers(0, 1 << (rows * cols), size=n_boards, dtype=np.uint64)
+    (generator seeded by [seed, 2]) that are not in `known_keys`."""
+    boards = np.random.default_rng([seed, 2]).integers(0, 1 << (rows * cols), size=n_boards, dtype=np.uint64)
     keys = np.unique(Components(rows, cols).shapes(boards))
     return keys[(keys != 0) & ~np.isin(keys, known_keys)]
 

@@ -58,22 +58,6 @@ def dense(x, W, b, activation="linear"):
     return ACTIVATIONS[activation](pt.dot(W.T, x) + b[:, None])
 
 
-def layer_norm(x, gain, bias, eps=1e-5):
-    """Each column (one example) shifted and scaled to mean 0 and variance 1 over its
-    features, then scaled by `gain` and shifted by `bias` per feature."""
-    centred = x - pt.mean(x, axis=0, keepdims=True)
-    variance = pt.mean(centred * centred, axis=0, keepdims=True)
-    return centred / pt.sqrt(variance + eps) * gain[:, None] + bias[:, None]
-
-
-def live_cells(x, adjacency):
-    """x with every full cell that has no full neighbour cleared: such a cell can never be
-    part of a move, so the position's value does not depend on it. `adjacency` is the
-    (cells, cells) 0/1 matrix of the board."""
-    neighbours = pt.dot(pt.constant(adjacency.astype(x.dtype)), x)
-    return x * pt.gt(neighbours, 0)
-
-
 def correlation_layout(rows, cols, shapes, maps=1):
     """Where each filter weight goes in the (cells, outputs) matrix of a set of single-
     channel "valid" correlations over a rows x cols board, and which bias each output takes.

@@ -19,7 +19,8 @@ import numpy as np
 import pytensor.tensor as pt
 
 from flipnet.nn import FLOAT
-from flipnet.nn.d4 import OFFSETS
+
+OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1))  # the 3x3 window, row-major
 
 
 def conv3x3(h, weights, side):

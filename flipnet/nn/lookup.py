@@ -100,9 +100,10 @@ class ShapeLookup:
                    arrays["by_size"].astype(np.int64), rows, cols)
 
 
-def run(config, log=print):
+def run(config, resume=False, overwrite=False, log=print):
     """`flipnet train lookup2d`: build the table from the training part, measure it as a
-    training run is measured, and write results/NAME.json and .npz."""
+    training run is measured, and write results/NAME.json and .npz. Built in seconds, with
+    no checkpoint: `resume` and `overwrite` change nothing (the trainers' signature)."""
     started = time.perf_counter()
     split = read_split(config.data, config.bucket)
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])

@@ -10,11 +10,11 @@ import pytensor
 import pytensor.tensor as pt
 
 from flipnet.base.errors import FlipnetError
-from flipnet.datasets.components import Components, adjacency
+from flipnet.datasets.components import Components
 from flipnet.datasets.shapes import FEATURES, ShapeTable
 from flipnet.nn import FLOAT
-from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense, layer_norm,
-                               live_cells, multi_filter_correlation, multiwidth_conv1d)
+from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense, multi_filter_correlation,
+                               multiwidth_conv1d)
 
 MODELS = {}  # name -> (builder, board): "row" models read one row, "grid" models a board
 
@@ -219,37 +219,6 @@ def convmlp2d(rng, rows, cols, n_classes=10):
         return _mlp_forward(multi_filter_correlation(x, p["conv_w"], p["conv_b"], layout), p, 3)
 
     return Model("convmlp2d", rows, cols, n_classes, init, forward)
-
-
-def residual_mlp(name, rng, rows, cols, n_classes, width, blocks):
-    """Beyond the paper: cells -> live cells (full cells with a full neighbour; the others
-    never matter) -> dense `width` -> `blocks` residual blocks h + W2 relu(W1 LN(h)) ->
-    LN, relu -> dense softmax. He initialisation; each block's second layer starts at
-    zero, so the network starts as a shallow one and grows into its depth."""
-    n = rows * cols
-    board_adjacency = adjacency(rows, cols)
-    init = {"W_in": normal(rng, np.sqrt(2 / n), (n, width)), "b_in": np.zeros(width)}
-    for k in range(blocks):
-        init.update({f"g{k}": np.ones(width), f"s{k}": np.zeros(width),
-                     f"W{k}a": normal(rng, np.sqrt(2 / width), (width, width)), f"b{k}a": np.zeros(width),
-                     f"W{k}b": np.zeros((width, width)), f"b{k}b": np.zeros(width)})
-    init.update({"g_out": np.ones(width), "s_out": np.zeros(width),
-                 "W_out": normal(rng, np.sqrt(1 / width), (width, n_classes)), "b_out": np.zeros(n_classes)})
-
-    def forward(x, p):
-        h = dense(live_cells(x, board_adjacency), p["W_in"], p["b_in"])
-        for k in range(blocks):
-            u = dense(layer_norm(h, p[f"g{k}"], p[f"s{k}"]), p[f"W{k}a"], p[f"b{k}a"], "relu")
-            h = h + dense(u, p[f"W{k}b"], p[f"b{k}b"])
-        h = pt.maximum(layer_norm(h, p["g_out"], p["s_out"]), 0)
-        return dense(h, p["W_out"], p["b_out"])
-
-    return Model(name, rows, cols, n_classes, init, forward)
-
-
-@register("resmlp2d", "grid")
-def resmlp2d(rng, rows, cols, n_classes=10):
-    return residual_mlp("resmlp2d", rng, rows, cols, n_classes, width=128, blocks=6)
 
 
 def _walsh_hadamard(n):

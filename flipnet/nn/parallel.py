@@ -30,23 +30,18 @@ from flipnet.nn import FLOAT
 from flipnet.nn.config import MAX_WORKERS
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
-from flipnet.nn.maskconv import ExtraSteps
 
 
-def gradient_function(network, side, layout=LiveCells, loop_extra=0):
-    """f(cells (part, side^2), values (part,), weight, extra=0) -> [loss, *grads]: the
-    part's mean cross-entropy times `weight` (its share of the batch) and its gradients, so
-    that the parts' sums are the batch's mean and its gradient. `extra`: more loop steps,
-    up to `loop_extra` (as `shapetrain.step_function`)."""
+def gradient_function(network, side, layout=LiveCells):
+    """f(cells (part, side^2), values (part,), weight) -> [loss, *grads]: the part's mean
+    cross-entropy times `weight` (its share of the batch) and its gradients, so that the
+    parts' sums are the batch's mean and its gradient."""
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     weight = pt.scalar("weight", dtype=FLOAT)
-    more_steps = ExtraSteps(loop_extra)
-    logits = network.outputs_in(shapes, extra=more_steps.symbol, extra_max=loop_extra)[0]
-    loss = weight * mean_cross_entropy(logits, values)
-    fn = pytensor.function([*shapes.inputs, values, weight, *more_steps.inputs], [loss, *pt.grad(loss, network.params)])
-    return lambda cells, part_values, part_weight, extra=0: fn(
-        *shapes.feed(cells), part_values, part_weight, *more_steps.feed(extra))
+    loss = weight * mean_cross_entropy(network.logits_in(shapes), values)
+    fn = pytensor.function([*shapes.inputs, values, weight], [loss, *pt.grad(loss, network.params)])
+    return lambda cells, part_values, part_weight: fn(*shapes.feed(cells), part_values, part_weight)
 
 
 def apply_function(network, optimizer):
@@ -70,16 +65,16 @@ class _Flat:
 
 
 class SplitStep:
-    """callable(cells (batch, side^2), values (batch,), lr, extra=0) -> the batch's mean loss, as
+    """callable(cells (batch, side^2), values (batch,), lr) -> the batch's mean loss, as
     `shapetrain.step_function`'s step, with the batch's gradient computed in `workers`
     parts by this process and workers - 1 forked helpers. A context manager: leaving it
     stops the helpers. `max_batch`: the largest batch a step will be given."""
 
-    def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False, loop_extra=0):
+    def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False):
         if not 2 <= workers <= MAX_WORKERS:
             raise ValueError(f"a split step takes 2..{MAX_WORKERS} workers, got {workers}")
         self.network, self.workers, self.max_batch = network, workers, max_batch
-        self.gradient = gradient_function(network, side, loop_extra=loop_extra)
+        self.gradient = gradient_function(network, side)
         self.apply = apply_function(network, optimizer)
         context = multiprocessing.get_context("fork")
         shapes = [p.get_value(borrow=True).shape for p in network.params]
@@ -100,7 +95,7 @@ class SplitStep:
             self.helpers.append((helper, grads, cells, np.frombuffer(values, dtype=np.int64)))
             self.pipes.append(ours)
 
-    def __call__(self, cells, values, lr, extra=0):
+    def __call__(self, cells, values, lr):
         n = len(values)
         if n > self.max_batch:
             raise ValueError(f"a batch of {n} shapes is larger than the {self.max_batch} this step holds")
@@ -111,10 +106,10 @@ class SplitStep:
         for (helper, _, part_cells, part_values), pipe, (a, b) in zip(self.helpers, self.pipes, bounds[1:]):
             part_cells.views[0][:b - a] = cells[a:b]
             part_values[:b - a] = values[a:b]
-            asked.append(_send(pipe, (b - a, (b - a) / n, extra)))
+            asked.append(_send(pipe, (b - a, (b - a) / n)))
         a, b = bounds[0]
         try:
-            loss, *grads = self.gradient(cells[a:b], values[a:b], np.asarray((b - a) / n, FLOAT), extra)
+            loss, *grads = self.gradient(cells[a:b], values[a:b], np.asarray((b - a) / n, FLOAT))
         finally:  # every answer is read, even when a part failed: the next step starts even
             answers = [_receive(pipe) if sent else ("stopped", None) for pipe, sent in zip(self.pipes, asked)]
         for (helper, helper_grads, _, _), (status, payload) in zip(self.helpers, answers):
@@ -165,7 +160,7 @@ def _receive(pipe):
 
 
 def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, flush_denormals):
-    """A helper's loop: for each (rows, weight, extra loop steps) request, the part's
+    """A helper's loop: for each (rows, weight) request, the part's
     gradient at the current weights; None or the parent's end of the pipe closing ends it."""
     ignore_ctrl_c()
     parents_end.close()  # so that recv sees the end of the pipe when the parent is gone
@@ -178,11 +173,11 @@ def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, 
                 return
             if request is None:
                 return
-            rows, weight, extra = request
+            rows, weight = request
             try:
                 for view, p in zip(weights.views, network.params):
                     p.set_value(view)
-                loss, *part_grads = gradient(cells.views[0][:rows], values[:rows], np.asarray(weight, FLOAT), extra)
+                loss, *part_grads = gradient(cells.views[0][:rows], values[:rows], np.asarray(weight, FLOAT))
                 for view, g in zip(grads.views, part_grads):
                     view[...] = g
                 pipe.send(("ok", float(loss)))

@@ -22,24 +22,13 @@ CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "ad
            "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
            "augment": "symmetry", "tta": True, "flush_denormals": True}
 
-# convmem2d-distil's second stage (8 epochs at 0.001 on the table and drawn shapes valued
-# by the start's own one ply) from convmem2d-gated12; its variants change the draw or the start
-GATED12_DISTIL = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
-                  "draw": 2_000_000, "lr": 0.001, "epochs": 8}
-# its second round: distil6m's draw again, valued by distil6m's own one ply
-GATED12_DISTIL6M_R2 = {**GATED12_DISTIL, "draw": 6_000_000, "init": "results/convmem2d-gated12-distil6m.npz"}
-# the same three stages on both cores (nn/parallel.py), the first stage over 80 epochs
+# the distillation stage (8 epochs at 0.001 on the table and drawn shapes valued by the
+# start's own one ply) from convmem2d-gated12, on the new shapes of 6M random boards
+GATED12_DISTIL6M = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
+                    "draw": 6_000_000, "lr": 0.001, "epochs": 8}
+# the best model's three stages on both cores (nn/parallel.py), the first over 80 epochs
 GATED12_80 = {**CONVMEM, "layers": 12, "epochs": 80, "residual_gates": True, "workers": 2}
-GATED12_80_DISTIL6M = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2,
-                       "init": "results/convmem2d-gated12-80.npz"}
-# the rounds study (make study-rounds): from convmem2d-gated12-24, distil6m's stage taken
-# again and again, each round from the last and with its one ply; its control takes the
-# same 8 epochs with no drawn shapes, so a round's gain is told from more epochs
-ROUNDS_START = "convmem2d-gated12-24"
-ROUND = {**GATED12_DISTIL, "draw": 6_000_000, "workers": 2}
-ROUNDS, MORE_EPOCHS = 4, 2
-# the study of drawing shapes by cell count (make study-sized): two strengths, fixed before it ran
-SIZE_BALANCES = (0.5, 0.75)
+GATED12_80_DISTIL6M = {**GATED12_DISTIL6M, "workers": 2, "init": "results/convmem2d-gated12-80.npz"}
 
 
 @dataclass(frozen=True)
@@ -53,20 +42,6 @@ class Recipe:
         settings = dict(self.settings)
         settings["data"] = str(DATASETS[settings["data"]].path())
         return TrainConfig(recipe=self.name, name=self.name, **settings)
-
-
-def _rounds():
-    """Recipes convmem2d-gated12-24-round1.. and -more1.. (its controls), each from the one before."""
-    found = []
-    for kind, count, draw in (("round", ROUNDS, ROUND["draw"]), ("more", MORE_EPOCHS, 0)):
-        for k in range(1, count + 1):
-            start = ROUNDS_START if k == 1 else f"{ROUNDS_START}-{kind}{k - 1}"
-            what = (f"the new shapes of {draw // 1_000_000}M random boards valued by {start}'s own "
-                    "1-ply mex" if draw else "no drawn shapes: the rounds' control")
-            summary = f"{ROUND['epochs']} epochs more from {start}, {what} (make study-rounds)"
-            found.append(Recipe(f"{ROUNDS_START}-{kind}{k}", summary,
-                                {**ROUND, "draw": draw, "init": f"results/{start}.npz"}))
-    return found
 
 
 # What the original scripts did (docs/sources.md, "What the original scripts do"): one
@@ -122,116 +97,25 @@ RECIPES = {r.name: r for r in (
     Recipe("convmem2d", "beyond the paper, size-free: the lookup table, and a masked convolution "
            "over a shape's cells trained on it for the shapes it lacks (make train-2d-convmem)",
            CONVMEM),
-    Recipe("convmem2d-wide", "convmem2d with a wider network: 48 channels, a 256-unit dense "
-           "layer; tried, not kept (make train-2d-convmem-wide)", {**CONVMEM, "channels": 48, "hidden": 256}),
     Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4 (make "
            "train-2d-convmem-deep)", {**CONVMEM, "layers": 8}),
-    Recipe("convmem2d-deep16", "convmem2d with 16 residual layers; tried, not kept (make "
-           "train-2d-convmem-deep16)",
-           {**CONVMEM, "layers": 16}),
-    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24: the best 2D model "
-           "by validation before the live-cell step (make train-2d-convmem-deep48)",
-           {**CONVMEM, "layers": 8, "epochs": 48}),
-    Recipe("convmem2d-deep88", "convmem2d-deep48 over 88 epochs: the live-cell convolution's "
-           "2x faster step spent on epochs, within the hour; tried, not kept (make train-2d-deep88)",
-           {**CONVMEM, "layers": 8, "epochs": 88}),
-    Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs: the "
-           "live-cell step spent on depth and epochs; the best 2D model by validation before "
-           "gated residual layers (make train-2d-deep12)",
-           {**CONVMEM, "layers": 12, "epochs": 56}),
-    Recipe("convmem2d-deep16-42", "convmem2d-deep12's layer-epochs spent on depth: 16 residual "
-           "layers over 42 epochs on live cells; tried, not kept (make train-2d-deep16-42)",
-           {**CONVMEM, "layers": 16, "epochs": 42}),
+    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24 (make "
+           "train-2d-convmem-deep48)", {**CONVMEM, "layers": 8, "epochs": 48}),
+    Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs (make "
+           "train-2d-deep12)", {**CONVMEM, "layers": 12, "epochs": 56}),
     Recipe("convmem2d-gated12", "convmem2d-deep12 whose residual branches start shut behind learnt "
-           "gates (ReZero): it starts as a shallow network, so it skips the plateau deep runs "
-           "begin on; the best 2D model by validation before the distillation (make train-2d-gated12)",
+           "gates (ReZero): it starts shallow and grows into its depth (make train-2d-gated12)",
            {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
-    Recipe("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's gates: does depth "
-           "pay at the same work once the network starts shallow; tried, not kept (make "
-           "train-2d-gated16-42)",
-           {**CONVMEM, "layers": 16, "epochs": 42, "residual_gates": True}),
-    Recipe("convmem2d-global", "convmem2d-deep48 whose residual layers also read the mean and "
-           "maximum over the shape's cells; tried, not kept (make train-2d-global)",
-           {**CONVMEM, "layers": 8, "epochs": 48, "global_pool": True}),
-    Recipe("convmem2d-canonical", "convmem2d-deep48 taught and read in each shape's canonical "
-           "drawing only, no symmetry augmentation or averaging; tried, not kept (make "
-           "train-2d-canonical)",
-           {**CONVMEM, "layers": 8, "epochs": 48, "augment": "none", "tta": False}),
-    Recipe("convmem2d-batch256", "convmem2d-deep48 with minibatches of 256: twice the steps an "
-           "epoch, 44 epochs to stay within the hour; tried, not kept (make train-2d-batch256)",
-           {**CONVMEM, "layers": 8, "epochs": 44, "batch": 256}),
-    Recipe("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions: 4 fields of 8 channels, "
-           "the same answer for every drawing by construction, so no augmentation or averaging; "
-           "tried, not kept (make train-2d-d4)",
-           {**CONVMEM, "layers": 8, "epochs": 48, "equivariant": True, "augment": "none", "tta": False}),
-    Recipe("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48), 1.75x the cost of "
-           "a step, so 26 epochs to stay within the hour; tried, not kept (make train-2d-d4-wide)",
-           {**CONVMEM, "layers": 8, "channels": 48, "epochs": 26, "equivariant": True,
-            "augment": "none", "tta": False}),
-    Recipe("convmem2d-options", "convmem2d-deep48 also taught each cell's set of option values "
-           "read from the training labels (weight 1); tried, not kept (make train-2d-options)",
-           {**CONVMEM, "layers": 8, "epochs": 48, "option_weight": 1.0}),
-    Recipe("convmem2d-distil", "convmem2d-deep taught more: 8 epochs more on the new shapes of 2M "
-           "random boards, valued by convmem2d-deep's own 1-ply mex; tried, not kept (make "
-           "train-2d-distil)",
-           {**CONVMEM, "layers": 8, "init": "results/convmem2d-deep.npz", "draw": 2_000_000,
-            "lr": 0.001, "epochs": 8}),
-    Recipe("convmem2d-gated12-distil", "convmem2d-distil's 8 epochs from convmem2d-gated12: its "
-           "own 1-ply values of the new shapes of 2M random boards; tried, not kept (make "
-           "train-2d-gated12-distil)",
-           GATED12_DISTIL),
-    Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12-distil with the new shapes of 6M "
-           "random boards instead of 2M; the best 2D model by validation within the hour on one "
-           "core, convmem2d-gated12's training included (make train-2d-gated12-distil6m)",
-           {**GATED12_DISTIL, "draw": 6_000_000}),
-    Recipe("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's 8 epochs again, from "
-           "distil6m and with its 1-ply labels: a second round pays, but the three stages take "
-           "over the hour; tried, not kept (make train-2d-gated12-distil6m-r2)",
-           GATED12_DISTIL6M_R2),
-    Recipe("convmem2d-gated12-distil-larger", "convmem2d-gated12-distil6m-r2 also taught the new "
-           "shapes of 600k 6x6 and 300k 7x7 random boards, valued by distil6m's own 1-ply mex: the "
-           "network teaches itself larger boards; no value of a board larger than 5x5 is read, but "
-           "it reads larger boards, so it is not 'trained on 5x5 only' (make train-2d-distil-larger)",
-           {**GATED12_DISTIL6M_R2, "draw_boards": "6x6:600000,7x7:300000"}),
+    Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12 taught 8 epochs more on the new shapes of 6M "
+           "random boards, valued by its own 1-ply mex: the best on one core (make "
+           "train-2d-gated12-distil6m)", GATED12_DISTIL6M),
     Recipe("convmem2d-gated12-80", "convmem2d-gated12 over 80 epochs, each step shared by two "
-           "processes (--workers 2, nn/parallel.py: 2x the steps an hour); the first of three stages "
-           "(make train-2d-two-cores)", GATED12_80),
-    Recipe("convmem2d-gated12-80-distil6m", "convmem2d-gated12-distil6m's second stage from "
-           "convmem2d-gated12-80, on two processes (make train-2d-two-cores)", GATED12_80_DISTIL6M),
-    Recipe("convmem2d-gated12-80-distil6m-r2", "its second round, from convmem2d-gated12-80-distil6m "
-           "and with its 1-ply labels, on two processes: the three stages within the hour; the best "
-           "2D model by validation (make train-2d-best)",
+           "processes: the best model's first stage (make train-2d-best)", GATED12_80),
+    Recipe("convmem2d-gated12-80-distil6m", "the distillation stage from convmem2d-gated12-80, on two "
+           "processes: the best model's second stage (make train-2d-best)", GATED12_80_DISTIL6M),
+    Recipe("convmem2d-gated12-80-distil6m-r2", "the distillation again, from convmem2d-gated12-80-distil6m "
+           "and with its 1-ply labels: the best 2D model by validation (make train-2d-best)",
            {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"}),
-    Recipe("convmem2d-loop", "convmem2d with 2 residual layers, then one shared residual layer "
-           "taken twice per cell of a shape's longest side (10 steps for a 5x5 shape, 14 for a "
-           "7x7 one), gated, 24 epochs: computation that grows with the shape (make train-2d-loop)",
-           {**CONVMEM, "layers": 2, "loop_steps": 2, "residual_gates": True}),
-    Recipe("convmem2d-loop-extra", "convmem2d-loop trained with 0..4 random extra steps per "
-           "minibatch, on two processes: a 7x7 shape's 14 steps are steps a 5x5 shape took in "
-           "training, so the loop may learn to hold its answer when taken longer (make "
-           "train-2d-loop-extra)",
-           {**CONVMEM, "layers": 2, "loop_steps": 2, "loop_extra": 4, "residual_gates": True, "workers": 2}),
-    Recipe("convmem2d-loop-extra-wide", "convmem2d-loop-extra with 48 channels instead of 32, "
-           "so that it may fit the 5x5 shapes as its control does (make train-2d-loop-extra-wide)",
-           {**CONVMEM, "channels": 48, "layers": 2, "loop_steps": 2, "loop_extra": 4, "residual_gates": True,
-            "workers": 2}),
-    Recipe("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs, as convmem2d-loop: its "
-           "control, the same for every shape size (make train-2d-gated12-24)",
-           {**CONVMEM, "layers": 12, "residual_gates": True}),
-    *_rounds(),
-    Recipe("convmem2d-gated12-24-blind", "convmem2d-gated12-24 whose readout sees the mean and maximum "
-           "over a shape's cells only, no sum and no count (--size-blind): the 5x5 board's large shapes "
-           "are all dense, so a readout keyed on size meets the larger boards' sparse large shapes "
-           "with nothing like them; on two processes (make train-2d-blind)",
-           {**CONVMEM, "layers": 12, "residual_gates": True, "size_blind": True, "workers": 2}),
-    *(Recipe(f"convmem2d-gated12-24-sized{round(a * 100)}", f"convmem2d-gated12-24 with each epoch's "
-             f"shapes drawn by cell count (--size-balance {a}): the large shapes, few on a 5x5 board "
-             f"and most of the larger boards' error, met more often (make study-sized)",
-             {**CONVMEM, "layers": 12, "residual_gates": True, "size_balance": a}) for a in SIZE_BALANCES),
-    Recipe("resmlp2d", "experimental: a residual MLP on live cells (AdamW, one-cycle, 30 epochs)",
-           {"model": "resmlp2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.002,
-            "batch": 512, "epochs": 30, "schedule": "onecycle", "shuffle": "epoch",
-            "augment": "symmetry", "tta": True, "flush_denormals": True}),
 )}
 
 

@@ -1,18 +1,20 @@
-"""One entry for every recipe: a network is trained (`train`), the lookup baseline is
-built from the training labels (`lookup`), convmem2d's network is trained on that
-table's shapes (`shapetrain`)."""
+"""One entry for every recipe: the registry of trainers names, for each model, the stage
+that trains it; a network is trained by `train` unless the registry says otherwise."""
+
+import importlib
+
+# model -> (module, function): the lookup baseline is built from the training labels,
+# convmem2d's network is trained on that table's shapes
+TRAINERS = {"lookup2d": ("flipnet.nn.lookup", "run"), "convmem2d": ("flipnet.nn.shapetrain", "train_shapes")}
+DEFAULT_TRAINER = ("flipnet.nn.train", "train")
+
+
+def trainer(model):
+    """The function that trains `model`, imported when first asked for."""
+    module, name = TRAINERS.get(model, DEFAULT_TRAINER)
+    return getattr(importlib.import_module(module), name)
 
 
 def run(config, resume=False, overwrite=False):
-    """The results of the recipe's run (see `train.train` and `lookup.run`)."""
-    if config.model == "lookup2d":
-        from flipnet.nn.lookup import run as build_lookup
-
-        return build_lookup(config)
-    if config.model == "convmem2d":
-        from flipnet.nn.shapetrain import train_shapes
-
-        return train_shapes(config, resume=resume, overwrite=overwrite)
-    from flipnet.nn.train import train
-
-    return train(config, resume=resume, overwrite=overwrite)
+    """The results of the recipe's run (see `train.train`, `shapetrain.train_shapes`, `lookup.run`)."""
+    return trainer(config.model)(config, resume=resume, overwrite=overwrite)

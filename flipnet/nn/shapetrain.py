@@ -30,7 +30,7 @@ from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import write_json
 from flipnet.base.progress import bar
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components, key_shape, shape_split_errors
+from flipnet.datasets.components import Components, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.convmem import NAME, ConvMemory
@@ -38,9 +38,8 @@ from flipnet.nn.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.layers import mean_cross_entropy
 from flipnet.nn.layouts import LiveCells
 from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import ExtraSteps, MaskedConvNet, render_cells
+from flipnet.nn.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
-from flipnet.nn.options import certain_share, masked_bce, option_targets, unpack
 from flipnet.nn.parallel import SplitStep
 from flipnet.nn.recipes import overrides, paper_protocol
 from flipnet.nn.train import SCHEDULES, Run, claimed
@@ -62,27 +61,17 @@ def new_shape_values(table, states, labels, rows, cols):
     return unique, values[first]
 
 
-def step_function(network, optimizer, side, option_weight=0.0, layout=LiveCells, loop_extra=0):
-    """f(cells (batch, side^2), values (batch,), lr, extra=0) -> loss: one optimizer step.
-    With an option weight, f(cells, values, option sets, certain, lr): the value's
-    cross-entropy plus that weight times the cells' option-set loss (both (batch, side^2,
-    16) 0/1). `layout` (`nn/layouts.py`): where the network's rows are; the live cells by
-    default. `loop_extra`: the step takes `extra` in 0..loop_extra more loop steps."""
+def step_function(network, optimizer, side, layout=LiveCells):
+    """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step.
+    `layout` (`nn/layouts.py`): where the network's rows are; the live cells by default."""
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
-    more_steps = ExtraSteps(loop_extra)
-    logits, option_logits = network.outputs_in(shapes, extra=more_steps.symbol, extra_max=loop_extra)
-    loss = mean_cross_entropy(logits, values)
-    targets = [values]
-    if option_weight:
-        sets, certain = pt.tensor3("sets", dtype=FLOAT), pt.tensor3("certain", dtype=FLOAT)
-        loss = loss + np.asarray(option_weight, FLOAT) * masked_bce(option_logits, sets, certain)
-        targets += [sets, certain]
+    loss = mean_cross_entropy(network.logits_in(shapes), values)
     new_params, new_state = optimizer.step(network.params, pt.grad(loss, network.params), optimizer.state, lr)
     updates = list(zip(network.params + optimizer.state, new_params + new_state))
-    fn = pytensor.function([*shapes.inputs, *targets, lr, *more_steps.inputs], loss, updates=updates)
-    return lambda cells, *rest, extra=0: fn(*shapes.feed(cells), *rest, *more_steps.feed(extra))
+    fn = pytensor.function([*shapes.inputs, values, lr], loss, updates=updates)
+    return lambda cells, values, lr: fn(*shapes.feed(cells), values, lr)
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):
@@ -97,9 +86,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     if config.validate_every:
         raise FlipnetError(f"{NAME} validates at the end of each epoch only: drop --validate-every")
     network = MaskedConvNet(config.seed, **{k: v for k, v in config.architecture().items() if v},
-                            option_head=config.option_weight > 0, global_pool=config.global_pool,
-                            equivariant=config.equivariant, residual_gates=config.residual_gates,
-                            size_blind=config.size_blind)
+                            residual_gates=config.residual_gates)
     top = max(int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size)
     if top >= network.n_classes:
         raise FlipnetError(f"{config.data} has nim-value {top}; {NAME} has {network.n_classes} classes")
@@ -140,45 +127,29 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
         elif resume:
             log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
         taught = np.concatenate([table.keys, drawn["keys"]])
-        frame = max([model.side] + [max(r, c) for r, c, _ in config.board_draws()])  # holds every taught shape
+        frame = model.side  # holds every taught shape
         cells = render_cells(taught, frame)
         values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
         images = np.stack(cell_maps(frame, frame))
-        option_report = {}
-        if config.option_weight:  # each cell's option values, as far as the table fixes them
-            option_sets, option_certain = option_targets(taught, table, frame)
-            option_report = {"option_weight": config.option_weight,
-                             "option_answers_certain": certain_share(option_certain)}
         fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
-        chances = size_balanced_chances(taught, config.size_balance)
 
         with _steps(config, network, optimizer, frame, run.epoch < config.epochs) as step, \
                 bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
                 signals.deferred():
             try:
                 while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                    if chances is not None:  # --size-balance: as many shapes, drawn with replacement
-                        order = run.rng.choice(len(cells), n_batches * config.batch, p=chances)
-                    else:
-                        order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
-                        order = order[:n_batches * config.batch]
+                    order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
+                    order = order[:n_batches * config.batch]
                     lr = np.asarray(SCHEDULES[config.schedule](config.lr, run.epoch, config.epochs), FLOAT)
                     tick, loss_sum = time.perf_counter(), 0.0
                     for batch in order.reshape(n_batches, config.batch):
                         if signals.requested():
                             raise Interrupted(run.interrupted_message())
-                        batch_cells, which = cells[batch], None
+                        batch_cells = cells[batch]
                         if config.augment == "symmetry":  # each shape moved by its own symmetry
                             which = images[run.rng.integers(len(images), size=len(batch))]
                             batch_cells = np.take_along_axis(batch_cells, which, axis=1)
-                        targets = [values[batch]]
-                        if config.option_weight:  # the cells' option sets move with the cells
-                            targets += [unpack(_moved(option_sets[batch], which)),
-                                        unpack(_moved(option_certain[batch], which))]
-                        # --loop-extra: drawn after the batch's symmetries, and only with it,
-                        # so a run without it draws as before
-                        extra = int(run.rng.integers(config.loop_extra + 1)) if config.loop_extra else 0
-                        loss_sum += float(step(batch_cells, *targets, lr, extra=extra))
+                        loss_sum += float(step(batch_cells, values[batch], lr))
                     if not math.isfinite(loss_sum):
                         raise FlipnetError(run.diverged_message(config))
                     seconds = time.perf_counter() - tick
@@ -194,7 +165,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
 
         network.set_values(run.best_params)
         results = _results(config, model, split, run, len(valid_keys), time.perf_counter() - started)
-        results.update(drawn["report"], **option_report)
+        results.update(drawn["report"])
         # the whole chain's time: this run's and the starting model's (which may have one too)
         results["pipeline_seconds"] = results["seconds"] + drawn["report"].get("init_pipeline_seconds", 0.0)
         model.save(config.path(".npz"), {"config": dataclasses.asdict(config), "best_epoch": run.best_epoch,
@@ -205,19 +176,6 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     return results
 
 
-def size_balanced_chances(keys, exponent):
-    """Each shape's chance of being drawn, proportional to (number of `keys` with its cell
-    count) ** -exponent; None for exponent 0 (every shape once an epoch). At 1 every cell
-    count gets the same share of the draws; at 0.5 a shape of a count 100x rarer is drawn
-    10x as often as one of the common count."""
-    if not exponent:
-        return None
-    _, _, cells = key_shape(keys)
-    counts = np.bincount(cells)
-    weights = counts[cells].astype(np.float64) ** -float(exponent)
-    return weights / weights.sum()
-
-
 @contextlib.contextmanager
 def _steps(config, network, optimizer, frame, needed):
     """The run's training step (None if no epoch is left): in this process, or shared by
@@ -225,60 +183,34 @@ def _steps(config, network, optimizer, frame, needed):
     if not needed:
         yield None
     elif config.workers == 1:
-        yield step_function(network, optimizer, frame, config.option_weight, loop_extra=config.loop_extra)
+        yield step_function(network, optimizer, frame)
     else:
-        with SplitStep(network, optimizer, frame, config.workers, config.batch,
-                       config.flush_denormals, config.loop_extra) as step:
+        with SplitStep(network, optimizer, frame, config.workers, config.batch, config.flush_denormals) as step:
             yield step
-
-
-def _moved(per_cell, which):
-    """(batch, cells) arrays with each row's cells moved by its symmetry (None: as they are)."""
-    return per_cell if which is None else np.take_along_axis(per_cell, which, axis=1)
 
 
 def _check_start(config, start, network, rows, cols):
     """The --init model against this run's board and network, before any work."""
     if (start.rows, start.cols) != (rows, cols):
         raise FlipnetError(f"{config.init} reads {start.rows}x{start.cols} boards; {config.data} holds {rows}x{cols}")
-    if start.network.option_head and not network.option_head:
-        raise FlipnetError(f"{config.init} has an option head; this run has none: set --option-weight")
-    if _sizes(start.network) != _sizes(network):
-        sizes = ", ".join(f"{k}={v}" for k, v in _sizes(start.network).items() if k != "n_classes")
+    if start.network.architecture() != network.architecture():
+        sizes = ", ".join(f"{k}={v}" for k, v in start.network.architecture().items() if k != "n_classes")
         raise FlipnetError(f"{config.init} has a network of {sizes}; this run's differs: set "
-                           "--channels, --layers, --hidden, --loop-steps, --global-pool, "
-                           "--equivariant, --residual-gates and --size-blind to match")
-
-
-def _sizes(network):
-    """A network's sizes: an option head may be added to one that had none (it starts fresh)."""
-    return {k: v for k, v in network.architecture().items() if k != "option_head"}
+                           "--channels, --layers, --hidden and --residual-gates to match")
 
 
 def _drawn(config, start, table, rows, cols):
     """{"keys", "values", "report"} of the drawn shapes and their 1-ply labels (none
-    without --draw or --draw-boards); the report says where they came from and what they
-    cost. The data's board is drawn from the stream [seed, 2], each --draw-boards size
-    from its own, [seed, 2, rows, cols]; a shape already drawn is not drawn again."""
-    draws = ([(rows, cols, config.draw, ())] if config.draw else []) + \
-        [(r, c, n, (r, c)) for r, c, n in config.board_draws()]
-    keys, values, by_board = [np.zeros(0, np.uint64)], [np.zeros(0, np.int64)], {}
-    if not draws:
-        return {"keys": keys[0], "values": values[0], "report": {}}
+    without --draw); the report says where they came from and what they cost. The boards
+    are drawn from the stream [seed, 2]."""
+    if not config.draw:
+        return {"keys": np.zeros(0, np.uint64), "values": np.zeros(0, np.int64), "report": {}}
     tick = time.perf_counter()
-    for r, c, n_boards, stream in draws:
-        new = draw_shapes(r, c, n_boards, config.seed, np.concatenate([table.keys, *keys]), stream)
-        values.append(one_ply_labels(start.for_board(r, c), new, f"1-ply labels, {r}x{c} shapes",
-                                     config.workers))
-        keys.append(new)
-        by_board[f"{r}x{c}" + ("" if stream == () else " (--draw-boards)")] = \
-            {"boards": n_boards, "shapes": int(new.size)}
-    keys, values = np.concatenate(keys), np.concatenate(values)
+    keys = draw_shapes(rows, cols, config.draw, config.seed, table.keys)
+    values = one_ply_labels(start.for_board(rows, cols), keys, f"1-ply labels, {rows}x{cols} shapes", config.workers)
     report = {"drawn_boards": config.draw, "drawn_shapes": int(keys.size),
               "drawn_labels": f"the 1-ply soft mex of {config.init} (its table and network)",
               "label_seconds": time.perf_counter() - tick}
-    if config.draw_boards:
-        report["drawn_by_board"] = by_board
     return {"keys": keys, "values": values, "report": report}
 
 

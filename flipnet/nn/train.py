@@ -29,7 +29,7 @@ from flipnet.datasets.components import shape_split_errors
 from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT, optim
 from flipnet.nn.compile import Predictor, epoch_function, run_epoch
-from flipnet.nn.config import SCHEDULE_NAMES
+from flipnet.nn.config import SCHEDULE_NAMES, without_removed
 from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.models import build, check_labels
 from flipnet.nn.recipes import overrides, paper_protocol
@@ -217,7 +217,7 @@ class Run:
         if made_in != FLOAT:
             raise FlipnetError(f"{path} was made in {made_in}, this run is in {FLOAT} (FLIPNET_FLOAT); "
                                "drop --resume to start over")
-        saved = meta["config"]
+        saved = without_removed(meta["config"], path)
         changed = {k for k in saved if saved[k] != getattr(config, k)} - _RESUMABLE_CHANGES
         if changed:
             diffs = ", ".join(f"{k}={saved[k]!r} (now {getattr(config, k)!r})" for k in sorted(changed))

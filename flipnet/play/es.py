@@ -1,7 +1,7 @@
 """A (1 + lambda) evolution strategy that learns to play Nim from match results.
 
 The student's ES (docs/sources.md section 4) weighted the choices of each row and scored
-them with hand-written rules. Here the fitness is what the issue asks: the win rate of
+them with hand-written rules. Here the fitness is measured play: the win rate of
 matches against the random player. An individual is the weight vector of a linear
 policy over features of the position a move leaves (the move with the highest score is
 played, ties broken at random); mutation adds Gaussian noise (sigma 0.01) to each weight

@@ -152,13 +152,7 @@ def bench_convmem():
         framed, f"{framed / 20 * 1e3:.0f} ms per step (the former frame gathering)")
     halves = convmem_step_seconds("live", n=40, batch=256)
     row("10,240 shapes at batch 256", "the same at batch 512", ours, halves,
-        f"{halves / 40 * 1e3:.0f} ms per step (convmem2d-batch256's epoch against deep48's)")
-    pooled = convmem_step_seconds("live", global_pool=True)
-    row("20 steps, with --global-pool", "20 steps without", ours, pooled,
-        f"{pooled / 20 * 1e3:.0f} ms per step (a ratio below 1x: its extra cost)")
-    tied = convmem_step_seconds("live", equivariant=True)
-    row("20 steps, D4 convolutions", "20 steps, plain ones", ours, tied,
-        f"{tied / 20 * 1e3:.0f} ms per step (the weights spread from tied ones every step)")
+        f"{halves / 40 * 1e3:.0f} ms per step (an epoch at batch 256 against one at 512)")
     shared = convmem_step_seconds("live", workers=2)
     row("20 steps on two processes", "20 steps on one", ours, shared,
         f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/parallel.py; needs a second idle core)")
@@ -237,7 +231,7 @@ def _shift_matrix_conv(h, weights, side):
     import pytensor.tensor as pt
 
     from flipnet.nn import FLOAT
-    from flipnet.nn.d4 import OFFSETS
+    from flipnet.nn.layouts import OFFSETS
 
     n = side * side
     shift = np.zeros((n, 9 * n), dtype=FLOAT)

@@ -35,44 +35,8 @@ MODELS = (
     ("xormem2d+featmem2d", "the xormem2d and featmem2d networks, their shape distributions "
                            "multiplied (normalised geometric mean); reads 5x5 only, as xormem2d"),
 )
-# Tried and not kept (docs/experiments.md): rows only once `make beyond-variants` has run
-VARIANTS = (
-    ("convmem2d-wide", "convmem2d with 48 channels and a dense layer of 256"),
-    ("convmem2d-deep16", "convmem2d with 16 residual layers"),
-    ("convmem2d-distil", "convmem2d-deep trained 8 epochs more with the new shapes of 2M seeded random "
-                         "5x5 boards, valued by convmem2d-deep's own 1-ply mex: the game's moves at "
-                         "training time, no label beyond the training ones; after \"not drawn\", the "
-                         "positions holding a new shape it was not taught"),
-    ("convmem2d-options", "convmem2d-deep48 also taught, for each cell, the set of values the moves "
-                          "through it reach, as far as the training labels fix them (weight 1)"),
-    ("convmem2d-global", "convmem2d-deep48 whose residual layers also add, to every cell, a map of "
-                         "the mean and maximum of the layer below over the shape's cells"),
-    ("convmem2d-canonical", "convmem2d-deep48 taught and read in each shape's canonical drawing "
-                            "only: no symmetry augmentation, no averaging over symmetries"),
-    ("convmem2d-batch256", "convmem2d-deep48 with minibatches of 256 (twice the steps) over 44 epochs"),
-    ("convmem2d-d4", "convmem2d-deep48 with D4 group convolutions (4 fields of 8 channels): every "
-                     "rotation and reflection of a shape gets the same answer by construction"),
-    ("convmem2d-d4-wide", "convmem2d-d4 with 6 fields of 8 channels (48) over 26 epochs"),
-    ("convmem2d-deep88", "convmem2d-deep48 over 88 epochs, in the hour the live-cell step leaves room for"),
-    ("convmem2d-deep16-42", "convmem2d-deep12's work as 16 residual layers over 42 epochs"),
-    ("convmem2d-gated16-42", "convmem2d-deep16-42 with convmem2d-gated12's residual gates"),
-    ("convmem2d-gated12-distil", "convmem2d-gated12-distil6m's distillation with 2M boards instead of 6M"),
-    ("convmem2d-gated12-distil6m-r2", "convmem2d-gated12-distil6m's distillation again, from "
-                                      "distil6m and with its own 1-ply labels (three stages: over the hour)"),
-    ("convmem2d-gated12-distil-larger", "convmem2d-gated12-distil6m-r2 also taught the new shapes of "
-                                        "600k 6x6 and 300k 7x7 seeded random boards by distil6m's own "
-                                        "1-ply mex: no value of a larger board is read, but larger "
-                                        "boards are, so not \"trained on 5x5 only\""),
-    ("convmem2d-gated12-24", "convmem2d-gated12 over 24 epochs: convmem2d-loop's control"),
-    ("convmem2d-loop", "2 residual layers, then one shared residual layer taken twice per cell of "
-                       "a shape's longest side (10 steps for a 5x5 shape, 14 for a 7x7 one), 24 epochs"),
-    ("convmem2d-loop-extra", "convmem2d-loop trained with 0..4 random extra steps per minibatch, so "
-                             "that the loop holds its answer when a larger shape takes it longer"),
-    ("convmem2d-loop-extra-wide", "convmem2d-loop-extra with 48 channels instead of 32"),
-)
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
-GOALS = "new shapes <= 5%, 5x5 test <= 0.3%, 6x6 <= 2%, 7x7 <= 5% (at density 0.5)"
 
 
 def _eval(results_dir, model, board, one_ply):
@@ -128,16 +92,11 @@ def _row(results_dir, model, one_ply):
 
 def markdown(results_dir="results"):
     """The table, or '' when no evaluation has been run."""
-    rows, seen, variants = [], False, []
-    for model, text in MODELS + VARIANTS:
+    rows, seen = [], False
+    for model, _ in MODELS:
         lines = [_row(results_dir, model, one_ply) for one_ply in (False, True)]
-        present = any(evaluated for _, evaluated in lines)
-        if (model, text) in VARIANTS:
-            if not present:
-                continue
-            variants.append((model, text))
         rows += [line for line, _ in lines]
-        seen |= present
+        seen |= any(evaluated for _, evaluated in lines)
     if not seen:
         return ""
     header = ["### Beyond the paper: values of shapes and boards never seen in training", "",
@@ -153,9 +112,6 @@ def markdown(results_dir="results"):
         "the evaluation has not run (`make beyond`). The 1-ply rows use the game's moves and "
         "the mex of the model's own values of the children on shapes absent from training (the "
         "children's distributions, XOR-convolved; the most likely mex); no "
-        "exact value is read at prediction time. Goals (issue 20): " + GOALS + ".",
+        "exact value is read at prediction time.",
         "", "Models: " + "; ".join(f"`{m}`: {text}" for m, text in MODELS) + "."]
-    if variants:
-        legend += ["", "Variants tried and not kept (`make beyond-variants`; why in docs/experiments.md): "
-                   + "; ".join(f"`{m}`: {text}" for m, text in variants) + "."]
     return "\n".join(header + rows + legend) + "\n"

@@ -404,7 +404,7 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
 
     Inlined into its callers (Numba IR inlining), so `query` only calls itself: Numba's
     cache crashes when it loads back mutually recursive functions, or a recursive one
-    called with a literal argument (numba issue 6713); recursive calls therefore pass
+    called with a literal argument (numba#6713); recursive calls therefore pass
     typed values (NIMBER, not -1)."""
     while opt_n[i] > 1:
         last = opt_n[i] - 1
