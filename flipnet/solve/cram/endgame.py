@@ -91,7 +91,7 @@ class Endgame:
             problem = "it holds other boxes"
         if problem is not None:
             if log:
-                what = f"boxes {_names(boxes)}, {_size(boxes) / 1e6:.0f} MB"
+                what = f"boxes {_names(boxes)}, {_layout(boxes)[1] / 1e6:.0f} MB"
                 log(f"building the endgame database in {directory} (once: {what})" if problem == MISSING else
                     f"the endgame database in {directory} fails its check: {problem}; building it again ({what})")
             _write(directory, path, meta_path, boxes, progress)
@@ -184,10 +184,6 @@ def _checked(boxes):
             raise FlipnetError(f"endgame box {h}x{w}: boxes need 2 <= rows <= columns and at most "
                                f"{MAX_BOX_CELLS} cells")
     return boxes
-
-
-def _size(boxes):
-    return sum(1 << (h * w) for h, w in boxes)
 
 
 def _box_table(h, w, progress=None):
