@@ -14,7 +14,6 @@ from flipnet.solve import table
 from flipnet.solve.cram import CramSolver, bits, components, search
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.kayles import dawson_kayles
-from numba import typeof as numba_typeof
 
 # Published nimbers of full rectangles (docs/sources.md): Dawson's Kayles for 1 x n,
 # 0/1 for even/odd 2 x n, Lemoine-Viennot's and Beling's tables for the rest.
@@ -326,10 +325,17 @@ def test_straight_lines_alone_never_call_for_the_endgame_database(tmp_path, monk
 
 def test_warm_compiles_the_kernels_a_question_needs():
     """What the background compile runs leaves both kernels of `flipnet value` compiled
-    for a solver without a database (Numba then saves them in its cache)."""
-    from flipnet.solve.cram import warm
+    for a solver without a database (Numba then saves them in its cache): in a process of
+    its own, where nothing else compiled them."""
+    import subprocess
+    import sys
 
-    warm.compile_kernels(with_endgame=False)
-    ctx_type = numba_typeof(CramSolver(progress=False, tt_log=10).ctx)
-    for kernel in (search.nimbers_of, search.moves_to):
-        assert any(sig[-1] == ctx_type for sig in kernel.signatures), kernel
+    code = ("from numba import typeof\n"
+            "from flipnet.solve.cram import CramSolver, search, warm\n"
+            "before = [len(k.signatures) for k in (search.nimbers_of, search.moves_to)]\n"
+            "warm.compile_kernels(with_endgame=False)\n"
+            "ctx = typeof(CramSolver(progress=False, tt_log=10).ctx)\n"
+            "print(before, [any(s[-1] == ctx for s in k.signatures) for k in (search.nimbers_of, search.moves_to)])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[0,", "0]", "[True,", "True]"]
