@@ -1,6 +1,6 @@
 """The repository speaks of the project, not of how it was made: no session ordinals,
-issue numbers or "the issue asks", and no stories of which machine ran what, in the code,
-the tests, the README and the Makefile (docs/ follows once its run log is findings)."""
+no references to the tracker, and no stories of which machine ran what, in the code, the
+tests, the README and the Makefile (docs/ follows once its run log is findings)."""
 
 import re
 from pathlib import Path

@@ -281,39 +281,6 @@ def _options(keys, option_start, part_start, part_keys, fill):
     return n_options, n_parts
 
 
-@njit(cache=True)
-def _move_cells(keys, out):
-    """The two cells (index r * w + c in the key's own h x w box) of every option, in
-    `_options`' order: horizontal dominoes, then vertical, each by lowest cell."""
-    n = 0
-    for i in range(keys.size):
-        key = keys[i]
-        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
-        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
-        for vertical in range(2):
-            step = w if vertical else 1
-            for cell in range(h * w):
-                r, c = cell // w, cell % w
-                if (vertical and r == h - 1) or (not vertical and c == w - 1):
-                    continue
-                if (bits >> np.uint64(cell)) & (bits >> np.uint64(cell + step)) & np.uint64(1):
-                    if n < out.shape[0]:
-                        out[n, 0], out[n, 1] = cell, cell + step
-                    n += 1
-    return n
-
-
-def move_cells(keys, option_start):
-    """(n_options, 2, 2): the two cells, as (row, col) in the key's box, that each option
-    of `options(keys)` empties (`option_start` is its first array)."""
-    keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
-    flat = np.zeros((int(option_start[-1]), 2), np.int64)
-    if _move_cells(keys, flat) != len(flat):
-        raise ValueError("the moves and the options of these keys do not match")
-    widths = np.repeat((keys >> np.uint64(58)).astype(np.int64), np.diff(option_start))
-    return np.stack([flat // widths[:, None], flat % widths[:, None]], axis=2)
-
-
 def options(keys):
     """(option_start, part_start, part_keys): the options of shape i are option_start[i]
     to option_start[i + 1]; the parts of option j are part_keys[part_start[j]:part_start[j + 1]]

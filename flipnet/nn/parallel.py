@@ -160,8 +160,8 @@ def _receive(pipe):
 
 
 def _serve(gradient, network, weights, grads, cells, values, pipe, parents_end, flush_denormals):
-    """A helper's loop: for each (rows, weight) request, the part's
-    gradient at the current weights; None or the parent's end of the pipe closing ends it."""
+    """A helper's loop: for each (rows, weight) request, the part's gradient at the current
+    weights; None or the parent's end of the pipe closing ends it."""
     ignore_ctrl_c()
     parents_end.close()  # so that recv sees the end of the pipe when the parent is gone
     values = np.frombuffer(values, dtype=np.int64)
