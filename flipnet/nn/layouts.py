@@ -62,10 +62,6 @@ class FrameCells:
     def framed(self, h):
         return h
 
-    def per_cell(self, x):
-        """(batch, c) per shape -> the same for each of its rows."""
-        return x[:, None, :]
-
 
 def live_rows(cells, side):
     """(live, neighbours) of (batch, side * side) 0/1 cells: the flat frame index of each
@@ -95,7 +91,6 @@ class LiveCells:
         self.neighbours = pt.matrix("neighbours", dtype="int64")
         self.count = pt.tensor("count", dtype=FLOAT, shape=(None, 1))
         self.inputs = [self.live, self.neighbours, self.count]
-        self._shape_of_row = self.live // (side * side)
 
     def feed(self, cells):
         live, neighbours = live_rows(cells, self.side)
@@ -119,6 +114,3 @@ class LiveCells:
         area, batch, c = self.side * self.side, self.count.shape[0], h.shape[1]
         frame = pt.zeros((batch * area, c), dtype=h.dtype)
         return pt.set_subtensor(frame[self.live], h).reshape((batch, area, c))
-
-    def per_cell(self, x):
-        return x[self._shape_of_row]
