@@ -2,7 +2,6 @@
 stage that owns its work (games, solve, datasets, nn, play, report)."""
 
 import argparse
-import contextlib
 import os
 import sys
 import time
@@ -354,14 +353,12 @@ def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
     from flipnet.solve import analyse
-    from flipnet.solve.position import searched, solver
+    from flipnet.solve.position import time_limit
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
     timeout = _timeout(args.timeout)
     position = game.parse(args.position)
-    # the Cram solver's positions: one limit for the value and the moves together (the
-    # other games' positions are answered at once)
-    with solver().time_limit(timeout) if searched(game) else contextlib.nullcontext():
+    with time_limit(game, timeout):  # one limit for the value and the moves together
         result = analyse(game, position, moves=not args.no_moves)
     if args.json:
         print(json_text(result.to_json(), indent=None), end="")
@@ -490,7 +487,7 @@ def cmd_predict(args):
 
     from flipnet import games
     from flipnet.nn.evaluate import load, on_board, predictor
-    from flipnet.solve.position import searched, solver, value_of
+    from flipnet.solve.position import time_limit, value_of
 
     model, meta = load(args.model_file)
     if hasattr(model, "for_board"):  # a component model: the position's own board
@@ -503,7 +500,7 @@ def cmd_predict(args):
     predicted = int(predictor(model, meta, args.one_ply and args.mex)(np.array([state], np.uint64))[0])
     ply = " with one ply of lookahead" if args.one_ply else ""
     try:
-        with solver().time_limit(timeout) if searched(game) else contextlib.nullcontext():
+        with time_limit(game, timeout):
             true = value_of(game, state)
     except TimedOut as exc:  # out of reach: the prediction stands alone, and says why
         print(f"{game.format(state)}: predicted nim-value {predicted}{ply}; true value unknown: {exc}")

@@ -7,6 +7,7 @@ table of the sub-game on the full cells (misere play does not split into compone
 HalfNim and Nim by their closed forms. Adding a game adds one line here.
 """
 
+import contextlib
 from dataclasses import dataclass, field
 
 from flipnet.base.errors import FlipnetError
@@ -71,6 +72,12 @@ def solver():
 def searched(game):
     """Whether the game's positions are valued by the Cram solver's search."""
     return game.name == "flip" and game.rule == "normal" and min(game.rows, game.cols) > 1
+
+
+def time_limit(game, seconds):
+    """One limit in seconds (None: none) for every search a question about this game's
+    positions takes: the Cram solver's; the other games' positions are answered at once."""
+    return solver().time_limit(seconds) if searched(game) else contextlib.nullcontext()
 
 
 def value_of(game, state):
