@@ -8,11 +8,12 @@ import time
 
 from flipnet import __version__
 from flipnet.base import signals
+from flipnet.base.checks import check_seconds, check_seed
 from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
-MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluate.py)
+MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluation/evaluate.py)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +30,26 @@ def build_parser(train_flags=True):
                      "datasets and the neural networks of the 2016 flip game study.")
     parser.add_argument("--version", action="version", version=f"flipnet {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _parse_solve(sub)
+    _parse_value(sub)
+    _parse_data(sub)
+    _parse_train(sub, train_flags)
+    _parse_train_nim(sub)
+    _parse_survey_nim(sub)
+    _parse_play(sub)
+    _parse_gui(sub)
+    _parse_arena(sub)
+    _parse_train_es(sub)
+    _parse_evaluate(sub)
+    _parse_by_size(sub)
+    _parse_predict(sub)
+    _parse_compare(sub)
+    _parse_endgame(sub)
+    _parse_bench(sub)
+    return parser
 
+
+def _parse_solve(sub):
     p = sub.add_parser("solve", help="value table of every state of a board game")
     p.add_argument("game", choices=TABLE_GAMES)
     p.add_argument("--shape", required=True, help="ROWSxCOLS, e.g. 5x5 or 1x20")
@@ -39,6 +59,8 @@ def build_parser(train_flags=True):
     p.add_argument("--threads", type=int, default=2, help="worker threads (1 or more)")
     p.set_defaults(run=cmd_solve)
 
+
+def _parse_value(sub):
     p = sub.add_parser("value", help="value, winner and winning moves of one position")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("position", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
@@ -51,6 +73,8 @@ def build_parser(train_flags=True):
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
+
+def _parse_data(sub):
     p = sub.add_parser("data", help="write datasets: the study's tables (default), or a "
                        "sampled dataset of larger boards (--only flip6x6, flip7x7)")
     p.add_argument("--out-dir", default="data")
@@ -58,17 +82,21 @@ def build_parser(train_flags=True):
     p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
     p.set_defaults(run=cmd_data)
 
+
+def _parse_train(sub, train_flags):
     p = sub.add_parser("train", help="train a network by a named recipe (--list shows them)")
     p.add_argument("recipe", nargs="?", help="conv1d, mlp2d, conv1d-fast, ... (see --list)")
     p.add_argument("--list", action="store_true", help="print the recipes, one line each")
     if train_flags:
-        from flipnet.nn.config import add_flags
+        from flipnet.nn.training.config import add_flags
         add_flags(p)
     p.add_argument("--resume", action="store_true", help="continue from results/NAME.ckpt.npz "
                    "when it exists (an interrupted run ends where it would have)")
     p.add_argument("--overwrite", action="store_true", help="start over a run whose results exist")
     p.set_defaults(run=cmd_train)
 
+
+def _parse_train_nim(sub):
     p = sub.add_parser("train-nim", help="train the C++ NIM perceptron (HalfNim, n < 128)")
     p.add_argument("--epochs", type=int, default=4000)
     p.add_argument("--seed", type=int, default=None, help="initial weights (default: 52, see README)")
@@ -79,6 +107,8 @@ def build_parser(train_flags=True):
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     p.set_defaults(run=cmd_train_nim)
 
+
+def _parse_survey_nim(sub):
     p = sub.add_parser("survey-nim", help="train the NIM perceptron from many initial-weight "
                        "seeds and count each one's misses")
     p.add_argument("--seeds", default="0:100", help="FROM:TO, the seeds FROM..TO-1 (default 0:100)")
@@ -89,6 +119,8 @@ def build_parser(train_flags=True):
     p.add_argument("--json", action="store_true", help="print the misses of every seed as JSON")
     p.set_defaults(run=cmd_survey_nim)
 
+
+def _parse_play(sub):
     p = sub.add_parser("play", help="play a game in the console against an agent")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), lowest, "
@@ -100,6 +132,8 @@ def build_parser(train_flags=True):
     p.add_argument("--seed", type=int, help="seed of the AI's random choices")
     p.set_defaults(run=cmd_play)
 
+
+def _parse_gui(sub):
     p = sub.add_parser("gui", help="play HalfNim in a window against the NIM perceptron")
     p.add_argument("game", choices=("halfnim",))
     p.add_argument("--start", help="blocks at the start (2-127)")
@@ -108,6 +142,8 @@ def build_parser(train_flags=True):
     p.add_argument("--seed", type=int)
     p.set_defaults(run=cmd_gui)
 
+
+def _parse_arena(sub):
     p = sub.add_parser("arena", help="matches between agents: a win-rate table")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--agents", required=True, help="comma-separated, e.g. random,optimal,difficulty:0.5")
@@ -118,6 +154,8 @@ def build_parser(train_flags=True):
     _game_options(p)
     p.set_defaults(run=cmd_arena)
 
+
+def _parse_train_es(sub):
     p = sub.add_parser("train-es", help="evolve the Nim ES agent from match results")
     p.add_argument("--heaps", default="1,3,5,7,9")
     p.add_argument("--normal", action="store_true", help="normal play (default: misere)")
@@ -127,6 +165,8 @@ def build_parser(train_flags=True):
     p.add_argument("--out", default="results/es.json")
     p.set_defaults(run=cmd_train_es)
 
+
+def _parse_evaluate(sub):
     p = sub.add_parser("evaluate", help="error rates of a trained model on a table's split or a "
                        "sampled dataset of a larger board")
     p.add_argument("model_file", help="results/NAME.npz")
@@ -147,6 +187,8 @@ def build_parser(train_flags=True):
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_evaluate)
 
+
+def _parse_by_size(sub):
     p = sub.add_parser("by-size", help="a convmem2d network's errors by shape size: on shapes it "
                        "was taught beside the new shapes of validation positions")
     p.add_argument("model_file", help="results/NAME.npz of a convmem2d run")
@@ -163,6 +205,8 @@ def build_parser(train_flags=True):
     p.add_argument("--out", help="also write the figures as JSON to this file")
     p.set_defaults(run=cmd_by_size)
 
+
+def _parse_predict(sub):
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
     p.add_argument("model_file", help="results/NAME.npz")
     p.add_argument("position", help="rows of 0/1 joined by '/' (any board for a size-free model)")
@@ -174,6 +218,8 @@ def build_parser(train_flags=True):
                    "search for the true value may take (default 30); past them the prediction is shown alone")
     p.set_defaults(run=cmd_predict)
 
+
+def _parse_compare(sub):
     p = sub.add_parser("compare", help="the paper's claims beside flipnet's measured figures")
     p.add_argument("--claims", default="data/paper.json")
     p.add_argument("--results-dir", default="results")
@@ -183,6 +229,8 @@ def build_parser(train_flags=True):
     p.add_argument("--readme", help="also rewrite the compare block of this README")
     p.set_defaults(run=cmd_compare)
 
+
+def _parse_endgame(sub):
     p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
     p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
     p.add_argument("--cells", type=int, choices=(28, 30),
@@ -190,12 +238,13 @@ def build_parser(train_flags=True):
                         "larger); default: keep the database there, else build 28")
     p.set_defaults(run=cmd_endgame)
 
+
+def _parse_bench(sub):
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
     p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large "
                    "(default: all but cram-large, which takes hours)")
     p.add_argument("--out", help="also write the timings as JSON")
     p.set_defaults(run=cmd_bench)
-    return parser
 
 
 def _rule_options(p):
@@ -290,17 +339,12 @@ def _shape(text):
 def _configured_game(args):
     """The game a play/arena command is about, from --shape, --heaps, --misere ..."""
     from flipnet import games
+    from flipnet.play.arena import check_has_moves
 
     game = games.make(args.game, shape=_shape(args.shape), heaps=args.heaps, misere=args.misere,
                       max_take=args.max_take)
-    _check_has_moves(game)
+    check_has_moves(game)
     return game
-
-
-def _check_has_moves(game):
-    """A game to play must have a first move."""
-    if game.is_over(game.start):
-        raise FlipnetError(f"{game.name} from {game.format(game.start)} has no move: no game can be played")
 
 
 def _agent(spec, game, args):
@@ -341,14 +385,6 @@ def cmd_solve(args):
         print(f"wrote {args.output}")
 
 
-def _timeout(seconds):
-    import math
-
-    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-        raise FlipnetError(f"--timeout must be a positive number of seconds, got {seconds}")
-    return seconds
-
-
 def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
@@ -356,7 +392,7 @@ def cmd_value(args):
     from flipnet.solve.position import time_limit
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
-    timeout = _timeout(args.timeout)
+    timeout = check_seconds(args.timeout)
     position = game.parse(args.position)
     with time_limit(game, timeout):  # one limit for the value and the moves together
         result = analyse(game, position, moves=not args.no_moves)
@@ -379,7 +415,7 @@ def cmd_data(args):
     from flipnet.datasets import TABLES, SampledDataset, dataset
     from flipnet.datasets.sampled import resuming_note
 
-    _check_seed(args.seed)
+    check_seed(args.seed)
     chosen = [dataset(args.only)] if args.only else TABLES
     out_dir = ensure_dir(args.out_dir)
     for spec in chosen:
@@ -392,15 +428,10 @@ def cmd_data(args):
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
 
-def _check_seed(seed, flag="--seed"):
-    if seed is not None and not 0 <= seed < 2 ** 63:
-        raise FlipnetError(f"{flag} must be from 0 to 2^63 - 1, got {seed}")
-
-
 def cmd_train(args):
-    from flipnet.nn import recipes
-    from flipnet.nn.config import given_settings
-    from flipnet.nn.run import run
+    from flipnet.nn.training import recipes
+    from flipnet.nn.training.config import given_settings
+    from flipnet.nn.training.run import run
 
     if args.list:
         print(recipes.listing())
@@ -418,39 +449,24 @@ def cmd_train(args):
 
 def cmd_evaluate(args):
     from flipnet.base.files import check_writable, write_json
-    from flipnet.nn.config import MAX_WORKERS
-    from flipnet.nn.evaluate import evaluate_file
+    from flipnet.nn.evaluation.evaluate import evaluate_file, record_lines
+    from flipnet.nn.training.config import check_workers
 
-    if not 1 <= args.workers <= MAX_WORKERS:
-        raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {args.workers}")
+    check_workers(args.workers)
     if args.out:
         check_writable(args.out)
     record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply and args.mex,
                            partners=args.partners, workers=args.workers)
-    where = f", bucket {record['bucket']}" if "bucket" in record else ""
-    how = f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else ""
-    print(f"{record['model']}{how} on {record['data']} ({record['board']}{where}):")
-    def pct(x):
-        return "-" if x is None else f"{x:.4%}"
-
-    for part, e in record["parts"].items():
-        split = (f"  (known shapes {pct(e['error_known_shapes'])}, new shapes {pct(e['error_new_shapes'])} "
-                 f"on {e['share_new_shapes']:.1%} of positions)" if "share_new_shapes" in e else "")
-        if "share_beyond_training_board" in e:
-            split += (f"\n{'':24}(components that fit {record['trained_board']} "
-                      f"{pct(e['error_within_training_board'])}, a larger one "
-                      f"{pct(e['error_beyond_training_board'])} on {e['share_beyond_training_board']:.1%} "
-                      f"of positions)")
-        print(f"  {part:<12} {pct(e['error']):>9} error on {e['states']} positions{split}")
+    print("\n".join(record_lines(record, f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else "")))
     if args.out:
         write_json(args.out, record)
 
 
 def cmd_by_size(args):
     from flipnet.base.files import check_writable, write_json
-    from flipnet.nn.bysize import errors_by_size_file, table_lines
+    from flipnet.nn.evaluation.bysize import errors_by_size_file, header, table_lines
 
-    _check_seed(args.seed)
+    check_seed(args.seed)
     if args.out:
         check_writable(args.out)
     if args.beyond:
@@ -460,9 +476,7 @@ def cmd_by_size(args):
     if args.density is not None:
         raise FlipnetError("--density chooses the positions of a --beyond sample: give --beyond SAMPLE too")
     record = errors_by_size_file(args.model_file, args.data, args.bucket, args.sample, args.seed)
-    print(f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "
-          f"by cells, on {record['sample']} of the table's {record['table_shapes']} taught shapes "
-          f"(seed {record['seed']}) and on the {record['new']} new shapes of validation positions")
+    print(header(record))
     print("\n".join(table_lines(record)))
     if args.out:
         write_json(args.out, record)
@@ -470,13 +484,10 @@ def cmd_by_size(args):
 
 def _by_size_beyond(args):
     from flipnet.base.files import write_json
-    from flipnet.nn.beyond import beyond_lines, errors_beyond_file
+    from flipnet.nn.evaluation.beyond import beyond_header, beyond_lines, errors_beyond_file
 
     record = errors_beyond_file(args.model_file, args.beyond, 0.5 if args.density is None else args.density)
-    print(f"{record['run']} (trained on {record['trained_board']}) on the {record['shapes']} distinct "
-          f"shapes of {record['data']}'s {record['board']} positions at density {record['density']:g} "
-          f"that do not fit {record['trained_board']}, valued exactly: error of the network, of the "
-          f"training table's size guess (its value) and of the best guess by size alone")
+    print(beyond_header(record))
     print("\n".join(beyond_lines(record)))
     if args.out:
         write_json(args.out, record)
@@ -486,7 +497,7 @@ def cmd_predict(args):
     import numpy as np
 
     from flipnet import games
-    from flipnet.nn.evaluate import load, on_board, predictor
+    from flipnet.nn.evaluation.evaluate import load, on_board, predictor
     from flipnet.solve.position import time_limit, value_of
 
     model, meta = load(args.model_file)
@@ -496,7 +507,7 @@ def cmd_predict(args):
     else:
         game = games.make("flip", shape=(model.rows, model.cols))
     state = game.parse(args.position)
-    timeout = _timeout(args.timeout)
+    timeout = check_seconds(args.timeout)
     predicted = int(predictor(model, meta, args.one_ply and args.mex)(np.array([state], np.uint64))[0])
     ply = " with one ply of lookahead" if args.one_ply else ""
     try:
@@ -511,13 +522,12 @@ def cmd_predict(args):
 
 def cmd_train_nim(args):
     from flipnet.base.files import check_writable, write_json
-    from flipnet.nn.nimmlp import SEED
-    from flipnet.nn.nimtrain import checkpoint_path, train_run
+    from flipnet.nn.nim.mlp import SEED
+    from flipnet.nn.nim.train import check_epochs, checkpoint_path, run_lines, train_run
 
-    _check_seed(args.seed)
-    _check_seed(args.database_seed, "--database-seed")
-    if not 1 <= args.epochs <= 1_000_000:
-        raise FlipnetError(f"--epochs must be from 1 to 1000000, got {args.epochs}")
+    check_seed(args.seed)
+    check_seed(args.database_seed, "--database-seed")
+    check_epochs(args.epochs)
     checkpoint = checkpoint_path(args.results)
     for path in (args.weights, args.results, checkpoint):
         check_writable(path)
@@ -526,39 +536,24 @@ def cmd_train_nim(args):
                                   checkpoint=checkpoint, resume=args.resume)
     mlp.save_weights(args.weights)
     write_json(args.results, report)
-    print("n: DP move, (network move)")
-    for i in range(0, len(rows), 4):
-        print("   ".join(f"{n:3d}: {k:2d}, ({net:2d})" for n, k, net in rows[i:i + 4]))
-    print(f"diff on winning piles ({len(report['diff_winning'])}): {report['diff_winning']}")
-    print(f"diff on losing piles ({len(report['diff_losing'])}, any legal move is as good there): "
-          f"{report['diff_losing']}")
-    print(f"with a 0.5 threshold instead of 0.2: {len(report['diff_winning_at_0.5'])} winning, "
-          f"{len(report['diff_losing_at_0.5'])} losing")
+    print("\n".join(run_lines(rows, report)))
     print(f"wrote {args.weights} and {args.results}: training {report['train_seconds']:.1f} s, "
           f"{report['seconds']:.1f} s in all")
 
 
 def cmd_survey_nim(args):
-    from collections import Counter
-
     from flipnet.base.files import json_text
-    from flipnet.nn.nimtrain import parse_seed_range, survey_to_file
+    from flipnet.nn.nim.train import check_epochs, parse_seed_range, survey_lines, survey_to_file
 
     seeds = parse_seed_range(args.seeds)
-    if not 1 <= args.epochs <= 1_000_000:
-        raise FlipnetError(f"--epochs must be from 1 to 1000000, got {args.epochs}")
-    _check_seed(args.database_seed, "--database-seed")
+    check_epochs(args.epochs)
+    check_seed(args.database_seed, "--database-seed")
     found = survey_to_file(seeds, args.epochs, args.database_seed, args.out, args.resume)
     if args.json:
         print(json_text([{"seed": seed, "diff_winning": win, "diff_losing": lose}
                          for seed, win, lose in found]), end="")
         return
-    for seed, win, lose in found:
-        print(f"seed {seed:5d}: winning piles missed {len(win)} {win}, losing piles {lose}")
-    counts = Counter(len(win) for _, win, _ in found)
-    print("seeds by winning piles missed: " + ", ".join(f"{k} missed: {counts[k]}" for k in sorted(counts)))
-    perfect = [seed for seed, win, _ in found if not win]
-    print(f"seeds with no winning pile missed: {perfect or 'none'} ({len(perfect)} of {len(found)})")
+    print("\n".join(survey_lines(found)))
 
 
 def _read_line(prompt):
@@ -570,7 +565,7 @@ def _read_line(prompt):
 def cmd_play(args):
     from flipnet.play.console import Match, ask_int, ask_yes_no, play_defaults, run_console
 
-    _check_seed(args.seed)
+    check_seed(args.seed)
     game = _configured_game(args)
     defaults = play_defaults(game)
     start = game.parse_start(args.start) if args.start is not None else None
@@ -603,7 +598,7 @@ def cmd_gui(args):
     from flipnet.play.console import halfnim_note
     from flipnet.play.gui import HalfNimController, HalfNimWindow
 
-    _check_seed(args.seed)
+    check_seed(args.seed)
     game = games.make("halfnim")
     start = game.parse_start(args.start) if args.start is not None else None
     agent = make_agent(args.ai, game, weights_path=args.weights)
@@ -620,21 +615,15 @@ def cmd_gui(args):
 
 def cmd_arena(args):
     from flipnet.base.files import check_writable, json_text, write_json
-    from flipnet.play.arena import MAX_MATCHES, format_table, tournament
+    from flipnet.play.arena import agent_names, arena_record, check_matches, format_table
 
     game = _configured_game(args)
-    names = [n.strip() for n in args.agents.split(",") if n.strip()]
-    if len(names) < 2 or len(set(names)) != len(names):
-        raise FlipnetError(f"--agents needs at least two different agents, got {args.agents!r}")
-    if not 1 <= args.matches <= MAX_MATCHES:
-        raise FlipnetError(f"--matches must be from 1 to {MAX_MATCHES}, got {args.matches}")
-    _check_seed(args.seed)
+    names = agent_names(args.agents)
+    check_matches(args.matches)
+    check_seed(args.seed)
     if args.out:
         check_writable(args.out)
-    agents = {n: _agent(n, game, args) for n in names}
-    table = tournament(game, agents, args.matches, args.seed)
-    record = {"game": game.name, "rule": game.rule, "start": game.format(game.start),
-              "matches": args.matches, "seed": args.seed, "win_rate": table}
+    record = arena_record(game, {n: _agent(n, game, args) for n in names}, args.matches, args.seed)
     if args.out:
         write_json(args.out, record)
     if args.json:
@@ -642,7 +631,7 @@ def cmd_arena(args):
         return
     print(f"{game.name} ({game.rule} play) from {game.format(game.start)}: {args.matches} matches "
           f"per pair, alternating who starts")
-    print(format_table(table))
+    print(format_table(record["win_rate"]))
 
 
 def cmd_train_es(args):
@@ -650,27 +639,20 @@ def cmd_train_es(args):
     from flipnet.base.files import check_writable
     from flipnet.base.progress import bar
     from flipnet.play.agents import random_agent
-    from flipnet.play.arena import MAX_MATCHES
-    from flipnet.play.es import evolve
+    from flipnet.play.arena import check_has_moves
+    from flipnet.play.es import check_settings, train_to_file
 
-    if not 1 <= args.generations <= 100_000:
-        raise FlipnetError(f"--generations must be from 1 to 100000, got {args.generations}")
-    if not 1 <= args.matches <= MAX_MATCHES:
-        raise FlipnetError(f"--matches must be from 1 to {MAX_MATCHES}, got {args.matches}")
-    _check_seed(args.seed)
+    check_settings(args.seed, args.matches, args.generations)
     check_writable(args.out)
     game = games.make("nim", heaps=args.heaps, misere=not args.normal)
-    _check_has_moves(game)
+    check_has_moves(game)
     game.check_playable(game.start)
     start = time.perf_counter()
     with bar(args.generations, "evolve", unit="gen") as progress:
         def step(fitness):
             progress.update()
             progress.set_postfix(fitness=f"{fitness:.2f}")
-        agent = evolve(game, random_agent, args.seed, args.matches, args.generations, step)
-    agent.save(args.out, {"game": game.format(game.start), "rule": game.rule, "seed": args.seed,
-                          "matches": args.matches, "generations": args.generations,
-                          "seconds": time.perf_counter() - start})
+        agent = train_to_file(game, random_agent, args.seed, args.matches, args.generations, args.out, step)
     print(f"wrote {args.out}: fitness {agent.history[-1]:.2f} against random after "
           f"{args.generations} generations, {time.perf_counter() - start:.0f} s")
 

@@ -85,7 +85,7 @@ def write_tiny_dataset(path, cols=8, seed=0, rows=1):
 
 def interrupt_epochs_at(monkeypatch, call):
     """Make the trainer's epoch function raise KeyboardInterrupt on its `call`-th call."""
-    from flipnet.nn import compile as nn_compile
+    from flipnet.nn.core import compile as nn_compile
 
     real = nn_compile.epoch_function
 
@@ -99,5 +99,5 @@ def interrupt_epochs_at(monkeypatch, call):
             return fn(*args)
         return epoch
 
-    monkeypatch.setattr("flipnet.nn.train.epoch_function", interrupting)
+    monkeypatch.setattr("flipnet.nn.paper.train.epoch_function", interrupting)
     return real

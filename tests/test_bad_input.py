@@ -339,8 +339,8 @@ def files(tmp_path_factory):
 
 def _model_files(d):
     """A conv1d model of 1x8 boards, and broken copies of it."""
-    from flipnet.nn.models import build
-    from flipnet.nn.store import save_model, save_npz
+    from flipnet.nn.core.model import build
+    from flipnet.nn.core.store import save_model, save_npz
 
     model = build("conv1d", 0, 1, 8)
     meta = {"config": {"data": str(d / "tiny1d.h5"), "bucket": 0}}

@@ -8,8 +8,8 @@ import pytest
 from flipnet.datasets.components import Components, key_shape, options
 from flipnet.datasets.shapes import FEATURES, ShapeTable, describe
 from flipnet.games import FlipGame
-from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.oneply import mex_distribution, one_hot, one_ply, option_distributions, positions_one_ply
+from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.components.oneply import mex_distribution, one_hot, one_ply, option_distributions, positions_one_ply
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
 
@@ -113,8 +113,8 @@ def test_descriptions_are_size_free_and_the_table_grows():
 @pytest.mark.slow
 def test_a_size_free_model_reads_a_larger_board(tmp_path):
     """featmem2d trained on 3x3 boards reads 3x4 positions; xormem2d (cells) refuses."""
-    from flipnet.nn.evaluate import on_board
-    from flipnet.nn.models import build
+    from flipnet.nn.evaluation.evaluate import on_board
+    from flipnet.nn.core.model import build
 
     model = build("featmem2d", 0, 3, 3)
     model.fit(np.arange(1 << 9, dtype=np.uint64))
@@ -130,8 +130,8 @@ def test_a_size_free_model_reads_a_larger_board(tmp_path):
 def test_a_component_model_gives_probabilities_for_the_soft_mex():
     """What one ply reads from a network: a distribution per shape whose most likely value
     is the model's value."""
-    from flipnet.nn.compile import ComponentPredictor
-    from flipnet.nn.models import build
+    from flipnet.nn.core.compile import ComponentPredictor
+    from flipnet.nn.core.model import build
 
     model = build("xormem2d", 0, 3, 3)
     model.fit(np.arange(1 << 8, dtype=np.uint64))
@@ -155,9 +155,9 @@ def test_an_ensemble_multiplies_its_members_distributions(tmp_path):
     """Two component networks read as one: the normalised geometric mean of their shape
     distributions, and positions valued as the XOR of the shapes' most likely values."""
     from flipnet.base.errors import FlipnetError
-    from flipnet.nn.compile import ComponentPredictor
-    from flipnet.nn.ensemble import ComponentEnsemble
-    from flipnet.nn.models import build
+    from flipnet.nn.core.compile import ComponentPredictor
+    from flipnet.nn.components.ensemble import ComponentEnsemble
+    from flipnet.nn.core.model import build
 
     members = []
     for name, seed in (("xormem2d", 0), ("featmem2d", 1)):

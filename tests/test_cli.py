@@ -102,7 +102,7 @@ def test_train_flags_are_read_for_train_only(capsys):
 
 
 def test_survey_nim_lists_each_seed_and_the_perfect_ones(capsys):
-    from flipnet.nn.nimtrain import survey
+    from flipnet.nn.nim.train import survey
 
     code, out, _ = run(capsys, "survey-nim", "--seeds", "3:5", "--epochs", "30", "--json")
     assert code == 0

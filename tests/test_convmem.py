@@ -19,12 +19,12 @@ from flipnet.datasets.components import Components, key_shape
 from flipnet.datasets.hdf5 import write_table
 from flipnet.datasets.splits import uniform
 from flipnet.games import FlipGame
-from flipnet.nn import optim
-from flipnet.nn.layers import log_softmax
-from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import MaskedConvNet, render_cells
-from flipnet.nn.oneply import one_ply
-from flipnet.nn.store import load_npz
+from flipnet.nn.core import optim
+from flipnet.nn.core.layers import log_softmax
+from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.components.oneply import one_ply
+from flipnet.nn.core.store import load_npz
 from flipnet.solve import table
 
 OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
@@ -132,7 +132,7 @@ def write_sparse_4x4(path):
 
 def test_new_validation_shapes_get_their_exact_values(tmp_path):
     from flipnet.datasets import read_split
-    from flipnet.nn.shapetrain import new_shape_values
+    from flipnet.nn.components.shapetrain import new_shape_values
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     split = read_split(tmp_path / "sparse.h5", 0)
@@ -179,7 +179,7 @@ def test_the_run_reports_its_selection_and_the_known_new_split(trained):
 
 @pytest.mark.slow
 def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_children(trained):
-    from flipnet.nn.evaluate import load, on_board
+    from flipnet.nn.evaluation.evaluate import load, on_board
 
     model, _ = load(trained / "r" / "convmem2d.npz")
     big = on_board(model, 5, 5, "5x5 positions")
@@ -201,7 +201,7 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
     chosen = candidates[covered]
     assert np.array_equal(one_ply(model.probabilities, chosen), exact_values(chosen))
     # the hard rule, through the evaluator: the same exact values on positions of such shapes
-    from flipnet.nn.evaluate import predictor
+    from flipnet.nn.evaluation.evaluate import predictor
 
     hard = predictor(model, {}, "hard")
     assert np.array_equal(hard(Components(4, 4).render(chosen)), exact_values(chosen))
@@ -226,7 +226,7 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
     """`flipnet evaluate --data` on a sampled 5x5 file, the model trained on 4x4 boards:
     the error per density, and split by whether a component outgrows a 4x4 box, against
     the model's own predictions and a flood fill."""
-    from flipnet.nn.evaluate import load, on_board
+    from flipnet.nn.evaluation.evaluate import load, on_board
     from test_components import box, largest_cells, reference_components
 
     states, labels = write_sample5(trained / "sample5.h5")
@@ -267,7 +267,7 @@ def test_a_board_whose_frame_outgrows_64_cells_is_one_line(trained):
 def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch):
     """`flipnet evaluate --one-ply --workers N`: chunks of new shapes valued by forked
     processes, the values of one process (several chunks: 5x5 positions, chunks of 32)."""
-    from flipnet.nn import evaluate
+    from flipnet.nn.evaluation import evaluate
 
     model, meta = evaluate.load(trained / "r" / "convmem2d.npz")
     big = evaluate.on_board(model, 5, 5, "5x5 positions")
@@ -303,7 +303,7 @@ def test_evaluate_gives_the_rows_of_the_table(trained):
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path):
-    from flipnet.nn.store import load_npz
+    from flipnet.nn.core.store import load_npz
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 16,
@@ -360,8 +360,8 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     every validation shape the table lacks; each error is the network's argmax against the
     shape's exact value (the DP table's), size by size."""
     from flipnet.datasets import read_split
-    from flipnet.nn.evaluate import load
-    from flipnet.nn.shapetrain import new_shape_values
+    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.components.shapetrain import new_shape_values
 
     got = run(["by-size", trained / "r" / "convmem2d.npz", "--sample", 200, "--seed", 3,
                "--out", trained / "sizes.json"], trained)
@@ -412,7 +412,7 @@ def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger
     density whose box fits no 4x4 board (a flood fill, shapes told apart up to symmetry),
     valued by the 5x5 DP table; per size, the network's error (its answer for the shape
     alone on a 5x5 board), the table's size guess and the most common value's."""
-    from flipnet.nn.evaluate import load, on_board
+    from flipnet.nn.evaluation.evaluate import load, on_board
     from test_components import box, reference_components
 
     states, _ = write_sample5(trained / "beyond5.h5")
@@ -489,8 +489,8 @@ def test_ctrl_c_while_by_size_beyond_values_the_shapes_writes_nothing(trained):
 def test_an_ensemble_takes_convmem2d_as_a_member(trained):
     """The product of experts reads convmem2d's own distributions: with two copies of the
     same model it is that model; on a larger board it reads every member's copy."""
-    from flipnet.nn.ensemble import ComponentEnsemble
-    from flipnet.nn.evaluate import load
+    from flipnet.nn.components.ensemble import ComponentEnsemble
+    from flipnet.nn.evaluation.evaluate import load
 
     members = [load(trained / "r" / "convmem2d.npz") for _ in range(2)]
     ensemble = ComponentEnsemble(members)
@@ -525,7 +525,7 @@ def test_predict_shows_the_prediction_alone_when_the_true_value_is_out_of_reach(
 
 
 def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):
-    from flipnet.nn.convmem import ConvMemory
+    from flipnet.nn.components.convmem import ConvMemory
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
@@ -547,9 +547,9 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
 def test_a_model_or_checkpoint_of_a_removed_variant_loads_only_at_its_neutral_settings(tmp_path):
     """A setting of a variant no longer kept: at its neutral value it is passed over, so a
     file written before it went still loads; used, it is one line naming the commit that has it."""
-    from flipnet.nn.config import REMOVED_IN
-    from flipnet.nn.convmem import ConvMemory
-    from flipnet.nn.store import save_npz
+    from flipnet.nn.training.config import REMOVED_IN
+    from flipnet.nn.components.convmem import ConvMemory
+    from flipnet.nn.core.store import save_npz
 
     arrays, meta = load_npz(write_small_convmem(tmp_path / "m.npz"))
     save_npz(tmp_path / "neutral.npz", arrays, {**meta, "architecture": {**meta["architecture"], "loop_steps": 0,
@@ -560,7 +560,7 @@ def test_a_model_or_checkpoint_of_a_removed_variant_loads_only_at_its_neutral_se
     with pytest.raises(FlipnetError, match=rf"^{tmp_path}/looped.npz was made with --loop-steps: a variant "
                                            rf"flipnet no longer has \(commit {REMOVED_IN} has it\)$"):
         ConvMemory.load(tmp_path / "looped.npz")
-    from flipnet.nn.config import without_removed  # a checkpoint's saved settings, likewise
+    from flipnet.nn.training.config import without_removed  # a checkpoint's saved settings, likewise
 
     assert without_removed({"lr": 0.1, "size_balance": 0.0, "draw_boards": ""}, "c") == {"lr": 0.1}
     with pytest.raises(FlipnetError, match="^c was made with --draw-boards, --size-balance: a variant"):
@@ -569,7 +569,7 @@ def test_a_model_or_checkpoint_of_a_removed_variant_loads_only_at_its_neutral_se
 
 def write_small_convmem(path):
     """A small convmem2d model file (an untrained network, a table of a few 4x4 shapes)."""
-    from flipnet.nn.convmem import ConvMemory
+    from flipnet.nn.components.convmem import ConvMemory
 
     states = np.random.default_rng(0).integers(0, 1 << 16, size=200, dtype=np.uint64)
     table = ShapeLookup.fit(states, np.zeros(200, np.int64), 4, 4)
@@ -624,7 +624,7 @@ def test_a_shape_that_fills_its_frame_reads_as_in_a_larger_one_with_negative_act
 
 
 def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):
-    from flipnet.nn.convmem import ConvMemory
+    from flipnet.nn.components.convmem import ConvMemory
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     done = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
@@ -639,8 +639,8 @@ def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):
 
 @pytest.mark.slow
 def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_holds_the_children(trained):
-    from flipnet.nn.drawn import draw_shapes, one_ply_labels
-    from flipnet.nn.evaluate import load
+    from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
+    from flipnet.nn.evaluation.evaluate import load
 
     model, _ = load(trained / "r" / "convmem2d.npz")
     keys = draw_shapes(4, 4, 3000, seed=5, known_keys=model.known_shapes())
@@ -658,9 +658,9 @@ def test_validation_and_labels_shared_with_forked_processes_are_the_same_bits(tr
     """A run with --workers shares its validation and its 1-ply labelling with forked
     processes (`base/forked.py`): each chunk is computed alone, so the answers are the
     one-process answers exactly, over several chunks (the shapes of 5x5 boards)."""
-    from flipnet.nn import drawn
-    from flipnet.nn.evaluate import load
-    from flipnet.nn.maskconv import CHUNK
+    from flipnet.nn.components import drawn
+    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.components.maskconv import CHUNK
 
     model, _ = load(trained / "r" / "convmem2d.npz")
     model = model.for_board(5, 5)
@@ -685,7 +685,7 @@ def test_ctrl_c_while_labelling_stops_after_the_chunk_it_came_in():
 
     from flipnet.base import signals
     from flipnet.base.errors import Interrupted
-    from flipnet.nn import drawn
+    from flipnet.nn.components import drawn
 
     keys = drawn.draw_shapes(5, 5, 20000, seed=3, known_keys=np.zeros(0, np.uint64))
     assert keys.size > 2 * drawn.CHUNK
@@ -777,8 +777,8 @@ def test_ctrl_c_to_the_process_group_stops_a_two_process_run_and_its_helper(trai
 
 @pytest.mark.slow
 def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_path):
-    from flipnet.nn.convmem import ConvMemory
-    from flipnet.nn.drawn import draw_shapes
+    from flipnet.nn.components.convmem import ConvMemory
+    from flipnet.nn.components.drawn import draw_shapes
 
     init = trained / "r" / "convmem2d.npz"
     common = ["train", "convmem2d", "--data", trained / "sparse.h5", "--bucket", 0, "--batch", 16,

@@ -12,8 +12,8 @@ import pytest
 from conftest import write_tiny_dataset
 
 from flipnet.base.denormals import DAZ, FTZ, SUPPORTED, flushed, read_mxcsr
-from flipnet.nn import train as nn_train
-from flipnet.nn.recipes import config_for
+from flipnet.nn.paper import train as nn_train
+from flipnet.nn.training.recipes import config_for
 
 pytestmark = pytest.mark.skipif(not SUPPORTED, reason="FTZ and DAZ are bits of the x86-64 MXCSR")
 

@@ -12,7 +12,7 @@ import pytest
 pytestmark = pytest.mark.slow
 from conftest import write_tiny_dataset
 
-from flipnet.nn.store import load_npz
+from flipnet.nn.core.store import load_npz
 
 TRAIN = ["train", "conv1d", "--bucket", "0", "--epochs", "2", "--batch", "10", "--lr", "0.05",
          "--seed", "5", "--validate-every", "0", "--eval-batch", "0"]

@@ -19,7 +19,7 @@ def _timeless(curve):
 
 
 def test_train_stops_after_a_finished_epoch_and_resumes_exactly(tmp_path):
-    from flipnet.nn.store import load_npz
+    from flipnet.nn.core.store import load_npz
 
     data = tmp_path / "tiny.h5"
     write_tiny_dataset(data)
@@ -68,7 +68,7 @@ def test_a_second_run_on_the_same_name_is_refused_while_the_first_works(tmp_path
 
 
 def test_train_nim_keeps_its_checkpoint_and_resumes_exactly(tmp_path):
-    from flipnet.nn.store import load_npz
+    from flipnet.nn.core.store import load_npz
 
     checkpoint = tmp_path / "cut.ckpt.npz"
     proc = start(["train-nim", "--epochs", 1000000, "--weights", tmp_path / "cut.txt",

@@ -29,6 +29,24 @@ ALLOWED = {
 }
 
 
+# nn's sub-package -> the sub-packages it may import ("" is nn/__init__.py: FLOAT)
+NN_ALLOWED = {
+    "": {""},
+    "core": {"", "core"},
+    "training": {"", "core", "training"},
+    "paper": {"", "core", "training", "paper"},
+    "components": {"", "core", "training", "components"},
+    "evaluation": {"", "core", "training", "paper", "components", "evaluation"},
+    "nim": {"", "core", "nim"},
+}
+
+
+def nn_part(name):
+    """'flipnet.nn.core.layers' -> 'core'; 'flipnet.nn' -> ''."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
 def stage_of_module(name):
     """'flipnet.solve.dp' -> 'solve'; 'flipnet.cli' -> 'cli'; 'flipnet' -> 'package'."""
     parts = name.split(".")
@@ -76,6 +94,32 @@ def test_imports_point_down_the_pipeline(path):
         target = stage_of_module(imported)
         assert target in ALLOWED[stage], (f"{path.relative_to(PACKAGE.parent)}:{line}: {stage} imports "
                                           f"{imported} ({target}), against the pipeline's order")
+
+
+def nn_modules():
+    return sorted((PACKAGE / "nn").rglob("*.py"))
+
+
+def test_every_nn_module_belongs_to_a_family():
+    for path in nn_modules():
+        assert nn_part(module_name(path)) in NN_ALLOWED, path
+
+
+@pytest.mark.parametrize("path", nn_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_nn_families_import_only_the_core_below_them(path):
+    part = nn_part(module_name(path))
+    for imported, line in flipnet_imports(path):
+        if stage_of_module(imported) == "nn":
+            target = nn_part(imported)
+            assert target in NN_ALLOWED[part], (f"{path.relative_to(PACKAGE.parent)}:{line}: nn.{part} imports "
+                                                f"{imported}, against the order of nn's sub-packages")
+
+
+def test_the_nn_rule_catches_a_family_importing_the_other(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from flipnet.nn.paper.models import mlp2d\n")
+    (imported, _), = flipnet_imports(bad)
+    assert nn_part(imported) == "paper" and "paper" not in NN_ALLOWED["components"]
 
 
 def test_the_rule_catches_a_wrong_import(tmp_path):

@@ -7,8 +7,8 @@ import pytensor
 import pytest
 from test_convmem import KINDS as CONV_KINDS, OFFSETS, direct_logits, small_net, some_keys
 
-from flipnet.nn.layouts import FrameCells, LiveCells, live_rows
-from flipnet.nn.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.components.layouts import FrameCells, LiveCells, live_rows
+from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
 
 # These compare graphs, so they run on the Python linker (`py_mode`): a cold Numba compile
 # of the two layouts' gradients took 2 to 3 minutes a case. The Numba path of the live

@@ -4,9 +4,9 @@ import pytensor.tensor as pt
 import pytest
 
 from flipnet.base.errors import FlipnetError
-from flipnet.nn.nimmlp import (NimMLP, backward_graph, bits_of, build_database, compare, decode,
+from flipnet.nn.nim.mlp import (NimMLP, backward_graph, bits_of, build_database, compare, decode,
                                inputs_of, read_weights_file, squared_error_graph)
-from flipnet.nn.nimtrain import survey, train_many
+from flipnet.nn.nim.train import survey, train_many
 from flipnet.solve import halfnim_values
 
 rng = np.random.default_rng(7)

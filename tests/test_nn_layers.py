@@ -4,7 +4,7 @@ import pytensor.tensor as pt
 import pytest
 from conftest import numeric_grad
 
-from flipnet.nn.layers import (band_layout, decode_bits, dense, log_softmax, mean_cross_entropy,
+from flipnet.nn.core.layers import (band_layout, decode_bits, dense, log_softmax, mean_cross_entropy,
                                multiwidth_conv1d, tanh)
 
 pytestmark = pytest.mark.usefixtures("py_mode")
@@ -121,8 +121,8 @@ def correlate_2d_loop(x, weights, biases, rows, cols, shapes, maps):
 
 
 def test_2d_correlation_matches_a_numpy_loop():
-    from flipnet.nn.layers import correlation_layout, multi_filter_correlation
-    from flipnet.nn.models import CONV_SHAPES_2D
+    from flipnet.nn.core.layers import correlation_layout, multi_filter_correlation
+    from flipnet.nn.paper.models import CONV_SHAPES_2D
 
     layout = correlation_layout(5, 5, CONV_SHAPES_2D, maps=2)
     assert layout[0].shape == (25, 300)
@@ -136,7 +136,7 @@ def test_2d_correlation_matches_a_numpy_loop():
 
 
 def test_2d_correlation_gradient():
-    from flipnet.nn.layers import correlation_layout, multi_filter_correlation
+    from flipnet.nn.core.layers import correlation_layout, multi_filter_correlation
 
     shapes = [(2, 1), (2, 2)]
     layout = correlation_layout(3, 3, shapes, maps=2)

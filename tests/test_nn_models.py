@@ -3,8 +3,8 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 
-from flipnet.nn import optim
-from flipnet.nn.models import build
+from flipnet.nn.core import optim
+from flipnet.nn.core.model import build
 
 pytestmark = pytest.mark.usefixtures("py_mode")
 
@@ -147,7 +147,7 @@ def test_sgd_weight_decay_is_the_gradient_of_an_l2_penalty_on_matrices(name):
 
 
 def test_one_cycle_schedule_warms_up_then_decays():
-    from flipnet.nn.train import SCHEDULES
+    from flipnet.nn.training.loop import SCHEDULES
 
     rates = [SCHEDULES["onecycle"](1.0, done, 30) for done in range(30)]
     assert rates[0] == pytest.approx(0.1) and max(rates) == pytest.approx(1.0)
@@ -158,7 +158,7 @@ def test_one_cycle_schedule_warms_up_then_decays():
 
 @pytest.mark.slow
 def test_tta_predictor_averages_over_symmetries():
-    from flipnet.nn.compile import Predictor
+    from flipnet.nn.core.compile import Predictor
     from flipnet.datasets.symmetry import Symmetries
 
     model = build("mlp2d", seed=3)

@@ -1,4 +1,4 @@
-"""A training step shared by processes (`nn/parallel.py`): the same step as one process
+"""A training step shared by processes (`nn/components/parallel.py`): the same step as one process
 computes, to rounding (checked against `pytensor.grad` of the whole batch), the same
 weights bit for bit for the same number of workers, and a failing or dead helper
 reported in one line. The command with --workers, and a real Ctrl-C sent to its whole
@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from flipnet.base.errors import FlipnetError
-from flipnet.nn import FLOAT, optim, parallel
-from flipnet.nn.maskconv import MaskedConvNet
-from flipnet.nn.parallel import SplitStep, part_bounds
-from flipnet.nn.shapetrain import step_function
+from flipnet.nn import FLOAT
+from flipnet.nn.core import optim
+from flipnet.nn.components import parallel
+from flipnet.nn.components.maskconv import MaskedConvNet
+from flipnet.nn.components.parallel import SplitStep, part_bounds
+from flipnet.nn.components.shapetrain import step_function
 
 SIDE, BATCH = 5, 37  # a batch that no number of workers below divides evenly
 

@@ -10,7 +10,7 @@ import pytest
 from flipnet.play.agents import NeuralHalfNim, optimal_agent, random_agent
 from flipnet.games import GridNim, HalfNim
 from flipnet.play.gui import OVER, PLAYING, START, HalfNimController
-from flipnet.nn.nimmlp import NimMLP
+from flipnet.nn.nim.mlp import NimMLP
 from flipnet.play.console import AI, USER, Match
 
 REPO = Path(__file__).resolve().parent.parent

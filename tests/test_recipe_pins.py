@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from conftest import write_tiny_dataset
 
-from flipnet.nn.recipes import RECIPES, config_for
-from flipnet.nn.run import run
-from flipnet.nn.store import load_npz
+from flipnet.nn.training.recipes import RECIPES, config_for
+from flipnet.nn.training.run import run
+from flipnet.nn.core.store import load_npz
 
 PINS = Path(__file__).with_name("recipe_pins.json")
 KEPT = ("conv1d", "fc1d", "conv1d-fast", "xornet1d", "mlp2d", "mlp2d-long", "logreg2d", "mlp2d-fast",
@@ -36,7 +36,7 @@ def digest(value):
 def settings_digest(name):
     """The recipe as a run resolves it: every setting that differs from the neutral one
     (so that removing a setting no kept recipe uses changes nothing), before any override."""
-    from flipnet.nn.config import TrainConfig
+    from flipnet.nn.training.config import TrainConfig
 
     neutral = dataclasses.asdict(TrainConfig())
     resolved = {k: v for k, v in dataclasses.asdict(config_for(name)).items() if v != neutral[k]}

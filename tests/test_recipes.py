@@ -10,11 +10,12 @@ import pytest
 from conftest import write_tiny_dataset
 
 from flipnet.base.errors import FlipnetError
-from flipnet.nn import recipes
-from flipnet.nn.config import FIELDS, TrainConfig
-from flipnet.nn.metrics import evaluated
-from flipnet.nn.recipes import RECIPES, config_for, paper_protocol
-from flipnet.nn.train import Run, train
+from flipnet.nn.training import recipes
+from flipnet.nn.training.config import FIELDS, TrainConfig
+from flipnet.nn.core.metrics import evaluated
+from flipnet.nn.training.recipes import RECIPES, config_for, paper_protocol
+from flipnet.nn.paper.train import train
+from flipnet.nn.training.loop import Run
 
 
 def test_every_recipe_builds_a_valid_config():
@@ -107,14 +108,14 @@ def test_a_training_run_applies_the_threshold(tmp_path, monkeypatch):
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)
     script = iter([0.40, 0.30, 0.2990, 0.2985, 0.20, 0.1995])
-    real = __import__("flipnet.nn.train", fromlist=["error_rate"]).error_rate
+    real = __import__("flipnet.nn.paper.train", fromlist=["error_rate"]).error_rate
     calls = {"n": 0}
 
     def scripted(predicted, labels):
         calls["n"] += 1
         return next(script) if calls["n"] <= 6 else real(predicted, labels)
 
-    monkeypatch.setattr("flipnet.nn.train.error_rate", scripted)
+    monkeypatch.setattr("flipnet.nn.paper.train.error_rate", scripted)
     results = train(config_for("conv1d", data=str(data), epochs=6, batch=10, eval_batch=0,
                                improvement_threshold=0.99, results_dir=str(tmp_path / "r")),
                     log=lambda *_: None)
@@ -133,8 +134,8 @@ def test_errors_over_whole_minibatches_drop_the_remainder():
 
 def test_a_run_measures_on_whole_minibatches(tmp_path):
     from flipnet.datasets import read_split
-    from flipnet.nn.compile import Predictor
-    from flipnet.nn.store import load_model
+    from flipnet.nn.core.compile import Predictor
+    from flipnet.nn.core.store import load_model
 
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)

@@ -64,8 +64,8 @@ def test_a_training_run_after_a_lost_ctrl_c_stops_before_its_first_epoch(handler
     from conftest import write_tiny_dataset
 
     from flipnet.base.errors import Interrupted
-    from flipnet.nn.recipes import config_for
-    from flipnet.nn.train import train
+    from flipnet.nn.training.recipes import config_for
+    from flipnet.nn.paper.train import train
 
     write_tiny_dataset(tmp_path / "tiny.h5")
     config = config_for("conv1d", data=str(tmp_path / "tiny.h5"), bucket=0, epochs=3, batch=10,
@@ -78,7 +78,7 @@ def test_a_training_run_after_a_lost_ctrl_c_stops_before_its_first_epoch(handler
 
 def test_train_nim_and_survey_nim_after_a_lost_ctrl_c_stop_before_any_work(handler, tmp_path):
     from flipnet.base.errors import Interrupted
-    from flipnet.nn.nimtrain import survey_to_file, train_run
+    from flipnet.nn.nim.train import survey_to_file, train_run
 
     _ctrl_c_turned_into_an_import_error()
     with pytest.raises(Interrupted, match="^interrupted after epoch 0 of 500; nothing was written$"):

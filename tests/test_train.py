@@ -5,10 +5,11 @@ import pytest
 from conftest import interrupt_epochs_at, write_tiny_dataset
 
 from flipnet.base.errors import FlipnetError, Interrupted
-from flipnet.nn import compile as nn_compile
-from flipnet.nn.store import load_model, load_npz
-from flipnet.nn.recipes import config_for
-from flipnet.nn.train import check_points, train
+from flipnet.nn.core import compile as nn_compile
+from flipnet.nn.core.store import load_model, load_npz
+from flipnet.nn.training.recipes import config_for
+from flipnet.nn.paper.train import train
+from flipnet.nn.training.loop import check_points
 
 
 @pytest.fixture
@@ -36,8 +37,8 @@ def test_learns_the_length_8_game(tmp_path, tiny):
     """The network fits every training state (zero error) and the best-validation model
     generalizes far beyond the majority-class guess on the held-out states."""
     from flipnet.datasets.hdf5 import read_split
-    from flipnet.nn.compile import Predictor
-    from flipnet.nn.models import build
+    from flipnet.nn.core.compile import Predictor
+    from flipnet.nn.core.model import build
 
     data, values = tiny
     results = train(config(tmp_path, data, epochs=60, optimizer="adam", lr=0.01, batch=8), log=quiet)
@@ -101,7 +102,7 @@ def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
     assert not (tmp_path / "results" / "conv1d.json").exists()
     _, meta = load_npz(tmp_path / "results" / "conv1d.ckpt.npz", "checkpoint")
     assert meta["epoch"] == 2
-    monkeypatch.setattr("flipnet.nn.train.epoch_function", real)
+    monkeypatch.setattr("flipnet.nn.paper.train.epoch_function", real)
     results = train(config(tmp_path, data, epochs=5), resume=True, log=quiet)
     assert results["epochs_run"] == 5
 
@@ -158,7 +159,7 @@ def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
             return fn(states, labels, lr)
         return epoch
 
-    monkeypatch.setattr("flipnet.nn.train.epoch_function", recording)
+    monkeypatch.setattr("flipnet.nn.paper.train.epoch_function", recording)
     train(config(tmp_path, data, epochs=3, shuffle=shuffle), log=quiet)
     same = [np.array_equal(seen[0], s) for s in seen[1:]]
     assert all(same) if shuffle == "once" else not any(same)
@@ -167,8 +168,9 @@ def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
 
 @pytest.mark.usefixtures("py_mode")
 def test_an_epoch_in_chunks_makes_the_same_updates():
-    from flipnet.nn import models, optim
-    from flipnet.nn.compile import epoch_function, run_epoch
+    from flipnet.nn.core import model as models
+    from flipnet.nn.core import optim
+    from flipnet.nn.core.compile import epoch_function, run_epoch
 
     rng = np.random.default_rng(3)
     states = rng.integers(0, 1 << 8, size=(7, 4)).astype(np.uint32)

@@ -7,10 +7,11 @@ import pytensor.tensor as pt
 import pytest
 from conftest import write_tiny_dataset
 
-from flipnet.nn import FLOAT, optim
-from flipnet.nn.compile import Predictor, training_step
-from flipnet.nn.layers import mean_cross_entropy
-from flipnet.nn.models import build
+from flipnet.nn import FLOAT
+from flipnet.nn.core import optim
+from flipnet.nn.core.compile import Predictor, training_step
+from flipnet.nn.core.layers import mean_cross_entropy
+from flipnet.nn.core.model import build
 
 pytestmark = pytest.mark.usefixtures("py_mode")
 
@@ -110,7 +111,7 @@ def test_sparse_memory_step_equals_the_dense_gradient():
 
 
 def test_memory_model_file_round_trip(tmp_path):
-    from flipnet.nn.store import load_model, save_model
+    from flipnet.nn.core.store import load_model, save_model
 
     model, train = fitted_memory_model(seed=5)
     save_model(tmp_path / "m.npz", model, {})
@@ -122,8 +123,8 @@ def test_memory_model_file_round_trip(tmp_path):
 
 @pytest.mark.slow
 def test_memory_model_trains_and_resumes(tmp_path):
-    from flipnet.nn.recipes import config_for
-    from flipnet.nn.train import train
+    from flipnet.nn.training.recipes import config_for
+    from flipnet.nn.paper.train import train
 
     data = tmp_path / "flip3x4.h5"
     write_tiny_dataset(data, rows=3, cols=4)
@@ -147,7 +148,7 @@ def test_memory_model_trains_and_resumes(tmp_path):
     assert straight["test_error"] == pytest.approx(share * new + (1 - share) * known)
     # the share, counted independently through the memory's unseen row
     from flipnet.datasets.hdf5 import read_split
-    from flipnet.nn.store import load_model
+    from flipnet.nn.core.store import load_model
 
     model, _ = load_model(tmp_path / "a" / "xormem2d.npz")
     inputs = model.prepare(read_split(data, 0).test[0])

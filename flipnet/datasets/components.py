@@ -163,7 +163,7 @@ def _neighbours_all(states, h, w):
 def new_shape_positions(rows, cols, known, states, drawn=()):
     """(new, undrawn): for each of `states`, whether it holds a live component whose
     shape is not in `known` (sorted shape keys), and whether one of those is in `drawn`
-    neither (the shapes a model was taught by its own 1-ply labels, `nn/drawn.py`)."""
+    neither (the shapes a model was taught by its own 1-ply labels, `nn/components/drawn.py`)."""
     components = Components(rows, cols)
     keys = components.keys(components.split(states))
     new = (keys != 0) & ~np.isin(keys, known)

@@ -1,4 +1,9 @@
-"""Neural networks as hand-built PyTensor graphs: layers -> models -> training.
+"""Neural networks as hand-built PyTensor graphs, in two families:
+
+    core  <-  training  <-  paper, components  <-  evaluation        (nim: core only)
+
+`core` holds what both share, `paper` the study's networks, `components` the models that
+add up a position from its components; `training` runs either, `evaluation` measures them.
 
 Everything here sees arrays (state integers and labels), never games. Graphs are built
 in `FLOAT`: float32 unless the environment variable FLIPNET_FLOAT says float64 (Theano's

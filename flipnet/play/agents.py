@@ -51,7 +51,7 @@ class NeuralFlip:
     else a random move."""
 
     def __init__(self, model, meta=None):
-        from flipnet.nn.compile import Predictor
+        from flipnet.nn.core.compile import Predictor
 
         self.model, self.predict = model, Predictor.as_trained(model, meta or {})
 
@@ -83,7 +83,7 @@ def _es(arg, paths, game):
 
 
 def _neural_halfnim(arg, paths, game):
-    from flipnet.nn.nimmlp import NimMLP, default_weights_path
+    from flipnet.nn.nim.mlp import NimMLP, default_weights_path
 
     mlp = NimMLP()
     mlp.read_weights(arg or paths.get("weights") or default_weights_path())
@@ -91,7 +91,7 @@ def _neural_halfnim(arg, paths, game):
 
 
 def _neural_flip(arg, paths, game):
-    from flipnet.nn.store import load_model
+    from flipnet.nn.core.store import load_model
 
     path = arg or paths.get("model")
     if path is None:

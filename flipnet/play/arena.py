@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 
+from flipnet.base.checks import check_range, check_seed
+from flipnet.base.errors import FlipnetError
 from flipnet.games import stuck_player_wins
 
 MAX_MATCHES = 1_000_000  # per pair
@@ -41,6 +43,31 @@ def tournament(game, agents, matches, seed=0):
         rate = win_rate(game, agents[a], agents[b], matches, rng)
         table[a][b], table[b][a] = rate, 1 - rate
     return table
+
+
+def check_has_moves(game):
+    """A game to play must have a first move."""
+    if game.is_over(game.start):
+        raise FlipnetError(f"{game.name} from {game.format(game.start)} has no move: no game can be played")
+
+
+def agent_names(text):
+    """The agents of `--agents a,b,...`: at least two, each once."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise FlipnetError(f"--agents needs at least two different agents, got {text!r}")
+    return names
+
+
+def check_matches(matches):
+    return check_range("--matches", matches, 1, MAX_MATCHES)
+
+
+def arena_record(game, agents, matches, seed):
+    """The win-rate table of every pair with what made it: the game, its start, the seed."""
+    table = tournament(game, agents, check_matches(matches), check_seed(seed))
+    return {"game": game.name, "rule": game.rule, "start": game.format(game.start),
+            "matches": matches, "seed": seed, "win_rate": table}
 
 
 def format_table(table):

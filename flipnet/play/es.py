@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from flipnet.base.checks import check_range, check_seed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json, write_json
 from flipnet.solve import nim_sum
@@ -87,3 +88,28 @@ def evolve(game, opponent, seed, matches=40, generations=BUDGET // LAMBDA, progr
             progress(parent_fitness)
     parent.history = history
     return parent
+
+
+MAX_GENERATIONS = 100_000
+
+
+def check_settings(seed, matches, generations):
+    """The ES run's settings, before any match is played."""
+    from flipnet.play.arena import check_matches
+
+    check_range("--generations", generations, 1, MAX_GENERATIONS)
+    check_matches(matches)
+    check_seed(seed)
+
+
+def train_to_file(game, opponent, seed, matches, generations, out, progress=None):
+    """Evolve an agent against `opponent` and write it to `out` with the run's settings
+    and its time; the agent."""
+    import time
+
+    start = time.perf_counter()
+    agent = evolve(game, opponent, seed, matches, generations, progress)
+    agent.save(out, {"game": game.format(game.start), "rule": game.rule, "seed": seed,
+                     "matches": matches, "generations": generations,
+                     "seconds": time.perf_counter() - start})
+    return agent

@@ -115,9 +115,10 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
     Random states and labels: an epoch's cost does not depend on them. The first call of
     each function (Numba compiles then) is kept out of the timings.
     """
-    from flipnet.nn import FLOAT, optim
-    from flipnet.nn.compile import epoch_function, step_function
-    from flipnet.nn.models import build
+    from flipnet.nn import FLOAT
+    from flipnet.nn.core import optim
+    from flipnet.nn.core.compile import epoch_function, step_function
+    from flipnet.nn.core.model import build
 
     rng = np.random.default_rng(0)
     model = build(model_name, 0, rows, cols)
@@ -147,7 +148,7 @@ def bench_convmem():
     header("convmem2d-deep training step: 8 residual layers, batch 512, 5x5 frame, 60% of cells live")
     ours, framed = convmem_step_seconds("live"), convmem_step_seconds("frame")
     row("20 steps, live cells only", "20 steps over the whole frame", framed, ours,
-        f"{ours / 20 * 1e3:.0f} ms per step (the same function: nn/layouts.py)")
+        f"{ours / 20 * 1e3:.0f} ms per step (the same function: nn/components/layouts.py)")
     row("20 steps, frame: 3x3 windows", "frame: 0/1 shift-matrix product", convmem_step_seconds("shift"),
         framed, f"{framed / 20 * 1e3:.0f} ms per step (the former frame gathering)")
     halves = convmem_step_seconds("live", n=40, batch=256)
@@ -155,7 +156,7 @@ def bench_convmem():
         f"{halves / 40 * 1e3:.0f} ms per step (an epoch at batch 256 against one at 512)")
     shared = convmem_step_seconds("live", workers=2)
     row("20 steps on two processes", "20 steps on one", ours, shared,
-        f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/parallel.py; needs a second idle core)")
+        f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/components/parallel.py; needs a second idle core)")
     valid, labels = convmem_forward_seconds()
     row("validation on two processes", "on one", valid[0], valid[1],
         f"{valid[1] * 1e3:.0f} ms for {valid[2]:,} new shapes (base/forked.py; the same bits)")
@@ -181,10 +182,10 @@ def convmem_forward_seconds():
     answers, is timed): in one process, then shared with a forked one (`base/forked.py`).
     The function is built and run once first, as in a run."""
     from flipnet.datasets.components import Components
-    from flipnet.nn.convmem import ConvMemory
-    from flipnet.nn.drawn import draw_shapes, one_ply_labels
-    from flipnet.nn.lookup import ShapeLookup
-    from flipnet.nn.maskconv import MaskedConvNet
+    from flipnet.nn.components.convmem import ConvMemory
+    from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
+    from flipnet.nn.components.lookup import ShapeLookup
+    from flipnet.nn.components.maskconv import MaskedConvNet
 
     boards = np.random.default_rng([0, 1]).integers(0, 1 << 25, size=2000, dtype=np.uint64)
     table = ShapeLookup.fit(boards, np.zeros(boards.size, np.int64), 5, 5)
@@ -202,14 +203,17 @@ def convmem_step_seconds(layout, n=20, batch=512, workers=1, **network):
     minibatches of `batch` shapes with 60% of their cells live (a taught shape has 15 of
     25), over the live cells ("live", flipnet's), over the whole frame with 3x3 windows
     gathered by slices ("frame") or by a shift-matrix product ("shift", the former way);
-    `workers` > 1: each step shared by that many processes (`nn/parallel.py`, live cells);
+    `workers` > 1: each step shared by that many processes (`nn/components/parallel.py`, live cells);
     `network`: MaskedConvNet settings beside its 8 layers."""
     from unittest import mock
 
     from flipnet.base.denormals import flushed
-    from flipnet.nn import FLOAT, layouts, maskconv, optim
-    from flipnet.nn.parallel import SplitStep
-    from flipnet.nn.shapetrain import step_function
+    from flipnet.nn import FLOAT
+    from flipnet.nn.components import layouts
+    from flipnet.nn.components import maskconv
+    from flipnet.nn.core import optim
+    from flipnet.nn.components.parallel import SplitStep
+    from flipnet.nn.components.shapetrain import step_function
 
     rng = np.random.default_rng(0)
     cells = (rng.random((batch, 25)) < 0.6).astype(FLOAT)
@@ -231,7 +235,7 @@ def _shift_matrix_conv(h, weights, side):
     import pytensor.tensor as pt
 
     from flipnet.nn import FLOAT
-    from flipnet.nn.layouts import OFFSETS
+    from flipnet.nn.components.layouts import OFFSETS
 
     n = side * side
     shift = np.zeros((n, 9 * n), dtype=FLOAT)

@@ -1,8 +1,8 @@
 """convmem2d: the values the training labels fix, and a size-free network for the rest.
 
-The lookup baseline (`nn/lookup.py`) reads a value for every shape the training labels
-pin down; a masked convolution over a shape's cells (`nn/maskconv.py`), trained on those
-shapes and values (`nn/shapetrain.py`), values every other shape, on any board. So the
+The lookup baseline (`nn/components/lookup.py`) reads a value for every shape the training labels
+pin down; a masked convolution over a shape's cells (`nn/components/maskconv.py`), trained on those
+shapes and values (`nn/components/shapetrain.py`), values every other shape, on any board. So the
 model is the table where the training data spoke and the network where it did not: a
 position's value is the XOR of its components' values, as for every component model.
 Nothing in it is read from a solver or from validation or test labels.
@@ -12,10 +12,10 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
-from flipnet.nn.config import without_removed
-from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import MaskedConvNet
-from flipnet.nn.store import load_npz, save_npz
+from flipnet.nn.training.config import without_removed
+from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.components.maskconv import MaskedConvNet
+from flipnet.nn.core.store import load_npz, save_npz
 
 NAME = "convmem2d"
 TABLE = ("keys", "values", "by_size")  # the lookup's arrays, stored as table/NAME
@@ -25,7 +25,7 @@ class ConvMemory:
     """Shape values from the table where it holds them, from the network elsewhere;
     positions valued by calling it with states. `average`: the network's distribution
     is the geometric mean over the 8 symmetries of its frame. `drawn`: the keys of the
-    shapes the network was also taught by 1-ply labels (`nn/drawn.py`), for reports."""
+    shapes the network was also taught by 1-ply labels (`nn/components/drawn.py`), for reports."""
 
     name = NAME
 

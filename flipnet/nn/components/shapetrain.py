@@ -7,42 +7,40 @@ shape values of the 5x5 training positions, and 14x fewer examples. Validation i
 the network is for: the shapes the table lacks that are the only such component of some
 validation position, valued as that position's label XOR the table's values of its
 other components. The epoch is chosen there; test figures are on test positions, as
-for every run. Checkpoints, resume and Ctrl-C as in `nn/train.py`, whose run state this
-reuses.
+for every run. Checkpoints, resume and Ctrl-C: the shared epoch loop (`training/loop.py`).
 
 With `init`, the network starts from another convmem2d model's; with `draw`, it is also
-taught the new shapes of random boards, valued by that model's 1-ply mex (`nn/drawn.py`).
+taught the new shapes of random boards, valued by that model's 1-ply mex (`drawn.py`).
 The labels are made again on `--resume`, from the same file and seed: the same labels.
 """
 
 import contextlib
 import dataclasses
-import math
 import time
 
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
-from flipnet.base import signals
 from flipnet.base.denormals import flushed
-from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.errors import FlipnetError
 from flipnet.base.files import write_json
-from flipnet.base.progress import bar
 from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
-from flipnet.nn import FLOAT, optim
-from flipnet.nn.convmem import NAME, ConvMemory
-from flipnet.nn.drawn import draw_shapes, one_ply_labels
-from flipnet.nn.layers import mean_cross_entropy
-from flipnet.nn.layouts import LiveCells
-from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.maskconv import MaskedConvNet, render_cells
-from flipnet.nn.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
-from flipnet.nn.parallel import SplitStep
-from flipnet.nn.recipes import overrides, paper_protocol
-from flipnet.nn.train import SCHEDULES, Run, claimed
+from flipnet.nn import FLOAT
+from flipnet.nn.core import optim
+from flipnet.nn.components.convmem import NAME, ConvMemory
+from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
+from flipnet.nn.core.layers import mean_cross_entropy
+from flipnet.nn.components.layouts import LiveCells
+from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
+from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
+from flipnet.nn.components.parallel import SplitStep
+from flipnet.nn.training.recipes import overrides, paper_protocol
+from flipnet.nn.training import loop
+from flipnet.nn.training.loop import claimed
 
 
 def new_shape_values(table, states, labels, rows, cols):
@@ -63,7 +61,7 @@ def new_shape_values(table, states, labels, rows, cols):
 
 def step_function(network, optimizer, side, layout=LiveCells):
     """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step.
-    `layout` (`nn/layouts.py`): where the network's rows are; the live cells by default."""
+    `layout` (`nn/components/layouts.py`): where the network's rows are; the live cells by default."""
     shapes = layout(side)
     values = pt.vector("values", dtype="int64")
     lr = pt.scalar("lr", dtype=FLOAT)
@@ -120,48 +118,31 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
                                f"shapes the training labels fix")
         optimizer = optim.make(config.optimizer, network.params, config.momentum, config.weight_decay,
                                config.clip_norm)
-        run = Run.fresh(config, network)
-        if resume and config.path(".ckpt.npz").exists():
-            run = Run.resume(config, network, optimizer)
-            log(f"resuming {config.name} after epoch {run.epoch} of {config.epochs}")
-        elif resume:
-            log(f"no checkpoint at {config.path('.ckpt.npz')}: starting {config.name} from epoch 1")
+        run = loop.start(config, network, optimizer, resume, log)
         taught = np.concatenate([table.keys, drawn["keys"]])
         frame = model.side  # holds every taught shape
         cells = render_cells(taught, frame)
         values = np.concatenate([table.values, drawn["values"]]).astype(np.int64)
         images = np.stack(cell_maps(frame, frame))
-        fixed_order = np.random.default_rng(config.seed).permutation(len(cells))  # --shuffle once
 
-        with _steps(config, network, optimizer, frame, run.epoch < config.epochs) as step, \
-                bar(config.epochs, f"train {config.name}", unit="epoch", initial=run.epoch) as progress, \
-                signals.deferred():
-            try:
-                while run.epoch < config.epochs and not run.patience_ran_out(config.patience):
-                    order = fixed_order if config.shuffle == "once" else run.rng.permutation(len(cells))
-                    order = order[:n_batches * config.batch]
-                    lr = np.asarray(SCHEDULES[config.schedule](config.lr, run.epoch, config.epochs), FLOAT)
-                    tick, loss_sum = time.perf_counter(), 0.0
-                    for batch in order.reshape(n_batches, config.batch):
-                        if signals.requested():
-                            raise Interrupted(run.interrupted_message())
+        with _steps(config, network, optimizer, frame, run.epoch < config.epochs) as step:
+            def steps(order, lr):
+                """The epoch's minibatches of shapes, one optimizer step each."""
+                batches = order.reshape(n_batches, config.batch)
+
+                def part(first, stop):
+                    loss_sum = 0.0
+                    for batch in batches[first:stop]:
+                        run.stop_if_asked()
                         batch_cells = cells[batch]
                         if config.augment == "symmetry":  # each shape moved by its own symmetry
                             which = images[run.rng.integers(len(images), size=len(batch))]
                             batch_cells = np.take_along_axis(batch_cells, which, axis=1)
                         loss_sum += float(step(batch_cells, values[batch], lr))
-                    if not math.isfinite(loss_sum):
-                        raise FlipnetError(run.diverged_message(config))
-                    seconds = time.perf_counter() - tick
-                    valid_error = validate()
-                    run.check(network, valid_error, 1.0, config.improvement_threshold)
-                    run.record(loss_sum / n_batches, valid_error, seconds)
-                    run.save(config, network, optimizer, time.perf_counter() - started)
-                    progress.update()
-                    progress.set_postfix(loss=f"{loss_sum / n_batches:.4f}", valid=f"{valid_error:.2%}",
-                                         best=f"{run.best_valid:.2%}@{run.best_epoch}")
-            except KeyboardInterrupt:  # a second Ctrl-C: the checkpoint on disk is still whole
-                raise Interrupted(run.interrupted_message()) from None
+                    return loss_sum
+                return part
+
+            loop.run_epochs(config, run, network, optimizer, started, len(cells), steps, validate, digits=2)
 
         network.set_values(run.best_params)
         results = _results(config, model, split, run, len(valid_keys), time.perf_counter() - started)
@@ -179,7 +160,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
 @contextlib.contextmanager
 def _steps(config, network, optimizer, frame, needed):
     """The run's training step (None if no epoch is left): in this process, or shared by
-    --workers processes (`nn/parallel.py`), which leaving the block stops."""
+    --workers processes (`nn/components/parallel.py`), which leaving the block stops."""
     if not needed:
         yield None
     elif config.workers == 1:

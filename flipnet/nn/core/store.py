@@ -60,7 +60,7 @@ def save_model(path, model, meta):
 
 def load_model(path):
     """(model with the stored parameters, meta)."""
-    from flipnet.nn.models import build
+    from flipnet.nn.core.model import build
 
     arrays, meta = load_npz(path)
     if "model" not in meta:

@@ -14,9 +14,9 @@ import numpy as np
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets import read_split
 from flipnet.datasets.components import key_shape
-from flipnet.nn.convmem import ConvMemory
-from flipnet.nn.evaluate import load, trained_data
-from flipnet.nn.shapetrain import new_shape_values
+from flipnet.nn.components.convmem import ConvMemory
+from flipnet.nn.evaluation.evaluate import load, trained_data
+from flipnet.nn.components.shapetrain import new_shape_values
 
 
 def errors_by_size(model, split, sample=20_000, seed=0):
@@ -58,6 +58,13 @@ def errors_by_size_file(model_file, data=None, bucket=None, sample=20_000, seed=
                            f"{model_file} was trained on {model.rows}x{model.cols}")
     return {"run": trained.get("name") or model.name, "file": str(model_file), "data": str(data),
             "bucket": bucket, **errors_by_size(model, split, sample, seed)}
+
+
+def header(record):
+    """The line above `table_lines`: what was measured, on what."""
+    return (f"{record['run']} on {record['data']} (bucket {record['bucket']}): the network's errors "
+            f"by cells, on {record['sample']} of the table's {record['table_shapes']} taught shapes "
+            f"(seed {record['seed']}) and on the {record['new']} new shapes of validation positions")
 
 
 def table_lines(record):

@@ -11,8 +11,8 @@ was chosen on validation positions (docs/results.md).
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.nn.compile import ComponentPredictor
-from flipnet.nn.models import check_labels
+from flipnet.nn.core.compile import ComponentPredictor
+from flipnet.nn.core.model import check_labels
 
 
 class ComponentEnsemble:

@@ -20,9 +20,9 @@ from flipnet.base.errors import FlipnetError
 from flipnet.base.progress import bar
 from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
-from flipnet.nn.convmem import ConvMemory
-from flipnet.nn.evaluate import load, on_board, run_config
-from flipnet.nn.lookup import N_CLASSES
+from flipnet.nn.components.convmem import ConvMemory
+from flipnet.nn.evaluation.evaluate import load, on_board, run_config
+from flipnet.nn.components.lookup import N_CLASSES
 
 
 CHUNK = 32  # shapes a solver call values: the bar moves, and Ctrl-C is heard, between calls
@@ -101,6 +101,14 @@ def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
     return {"run": run_config(meta).get("name") or model.name, "file": str(model_file), "data": str(sample_file),
             "board": f"{rows}x{cols}", "trained_board": f"{model.rows}x{model.cols}", "density": density,
             **errors_beyond(model, states, rows, cols, solver)}
+
+
+def beyond_header(record):
+    """The line above `beyond_lines`: what was measured, on what."""
+    return (f"{record['run']} (trained on {record['trained_board']}) on the {record['shapes']} distinct "
+            f"shapes of {record['data']}'s {record['board']} positions at density {record['density']:g} "
+            f"that do not fit {record['trained_board']}, valued exactly: error of the network, of the "
+            f"training table's size guess (its value) and of the best guess by size alone")
 
 
 def beyond_lines(record):

@@ -2,7 +2,7 @@
 
 `TrainConfig`'s fields are the settings; each field's metadata holds its command-line
 help, so `flipnet train` builds its flags from here (`add_flags`) and a recipe
-(`nn/recipes.py`) is just a dict of field values. Defaults are neutral; the paper's
+(`nn/training/recipes.py`) is just a dict of field values. Defaults are neutral; the paper's
 values live in the paper recipes.
 """
 
@@ -11,11 +11,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flipnet.base.checks import MAX_SEED
 from flipnet.base.errors import FlipnetError
 
 SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
-MAX_SEED = 2 ** 63 - 1
 FLOAT32_TINY, FLOAT32_MAX = 1.1754944e-38, 3.4028235e38  # the smallest normal and the largest float32
 ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
 SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
@@ -81,9 +81,9 @@ class TrainConfig:
     init: str = setting("", "convmem2d: start from this convmem2d model file's network (trained "
                             "on the same split, same sizes)", metavar="FILE")
     draw: int = setting(0, "convmem2d with --init: also train on the new shapes of N seeded random "
-                           "boards, valued by the --init model's 1-ply mex (nn/drawn.py)", metavar="N")
+                           "boards, valued by the --init model's 1-ply mex (nn/components/drawn.py)", metavar="N")
     workers: int = setting(1, "convmem2d: processes that share each training step, one core each "
-                              "(nn/parallel.py); the weights are the same for the same seed and "
+                              "(nn/components/parallel.py); the weights are the same for the same seed and "
                               "number of workers", metavar="N")
     name: str = setting("", "run name: results/NAME.json, .npz, .ckpt.npz (default: the recipe)",
                         flag="--out", metavar="NAME")
@@ -134,8 +134,7 @@ class TrainConfig:
                                  (self.residual_gates, "--residual-gates is a setting")):
                 if given:
                     raise FlipnetError(f"{which} of {', '.join(SIZED_MODELS)}, not of {self.model}")
-        if not 1 <= self.workers <= MAX_WORKERS:
-            raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {self.workers}")
+        check_workers(self.workers)
         if self.workers > 1 and self.model and self.model not in SIZED_MODELS:
             raise FlipnetError(f"--workers is a setting of {', '.join(SIZED_MODELS)}, not of {self.model}")
         if self.draw and not self.init:
@@ -189,3 +188,10 @@ def add_flags(parser):
 def given_settings(args):
     """The settings a parsed command line sets (flags left out are None)."""
     return {name: getattr(args, name) for name in FIELDS if getattr(args, name, None) is not None}
+
+
+def check_workers(workers):
+    """--workers of a training run or an evaluation: processes of one core each."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise FlipnetError(f"--workers must be in 1..{MAX_WORKERS}, got {workers}")
+    return workers

@@ -1,225 +1,16 @@
-"""The study's named networks, built from layers, with the original initialisation.
-
-A model maps a batch of state integers to class logits, one row per state (inside, the
-layers work feature-major: one column per state). Its parameters are shared
-variables; `logits(states, params)` also accepts stand-ins for them (the trainer's scan).
-"""
+"""The XOR-of-components networks: a position's distribution from its components'
+(xornet1d, xornet2d), with a memory of the training shapes (xormem2d), or reading shape
+descriptions instead of cells (featmem2d)."""
 
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
-from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
 from flipnet.datasets.shapes import FEATURES, ShapeTable
 from flipnet.nn import FLOAT
-from flipnet.nn.layers import (band_layout, correlation_layout, decode_bits, dense, multi_filter_correlation,
-                               multiwidth_conv1d)
-
-MODELS = {}  # name -> (builder, board): "row" models read one row, "grid" models a board
-
-
-def register(name, board):
-    """Register a model builder; `board` is "row" or "grid" (what it was designed for)."""
-    def wrap(build):
-        MODELS[name] = (build, board)
-        return build
-    return wrap
-
-
-DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
-
-
-class Model:
-    """Named parameters (shared variables) and a forward function of (x, params dict).
-
-    `prepare` turns state integers into the model's input rows (by default the states
-    themselves); `input_shape` is the shape of one row (() for a bare state integer).
-    """
-
-    input_shape = ()
-    input_dtype = "uint32"  # of the arrays `prepare` makes
-
-    def __init__(self, name, rows, cols, n_classes, init, forward):
-        self.name, self.rows, self.cols, self.n_classes = name, rows, cols, n_classes
-        self.names = list(init)
-        self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
-        self._forward = forward
-        self.memory = None  # a table of per-input rows updated sparsely (see ComponentModel)
-
-    @property
-    def dense_params(self):
-        """The parameters the optimizer updates (all but a sparse memory table)."""
-        return [p for p in self.params if p is not self.memory]
-
-    def fit(self, train_states):
-        """Anything a model derives from its training states before training (default: none)."""
-
-    def buffers(self):
-        """Arrays a model file must carry besides the parameters (default: none)."""
-        return {}
-
-    def set_buffers(self, arrays):
-        """Restore `buffers()` from a model file's arrays."""
-
-    def prepare(self, states):
-        return np.asarray(states, dtype=self.input_dtype)
-
-    @property
-    def n_cells(self):
-        return self.rows * self.cols
-
-    def logits(self, states, params=None):
-        x = decode_bits(states, self.n_cells)
-        return self._forward(x, dict(zip(self.names, params or self.params))).T
-
-    def get_values(self):
-        return {n: p.get_value() for n, p in zip(self.names, self.params)}
-
-    def set_values(self, values):
-        for n, p in zip(self.names, self.params):
-            if values[n].shape != p.get_value().shape:
-                raise ValueError(f"parameter {n} has shape {values[n].shape}, "
-                                 f"model {self.name} expects {p.get_value().shape}")
-            p.set_value(np.asarray(values[n], dtype=FLOAT))
-
-    def n_parameters(self):
-        return sum(p.get_value().size for p in self.params)
-
-
-def build(name, seed, rows=None, cols=None):
-    """A fresh model with the paper's initialisation from `seed`, for boards of the given
-    shape (default: the study's board for that kind of model). A grid model refuses a
-    single row: its design (a 5x5 MLP, 2D filters, 2D components) says nothing of strings."""
-    if name not in MODELS:
-        raise ValueError(f"unknown model {name!r}: choose from {', '.join(MODELS)}")
-    builder, board = MODELS[name]
-    default_rows, default_cols = DEFAULT_SHAPES[board]
-    rows = default_rows if rows is None else rows
-    cols = default_cols if cols is None else cols
-    if board == "grid" and rows == 1:
-        raise ValueError(f"{name} reads 2D boards, not one row of {cols} cells")
-    return builder(np.random.default_rng(seed), rows, cols)
-
-
-def check_labels(model, split, path):
-    """Refuse a dataset whose labels the model cannot output."""
-    top = max((int(labels.max()) for _, labels in (split.train, split.valid, split.test) if labels.size),
-              default=0)
-    if top >= model.n_classes:
-        raise FlipnetError(f"{path} has nim-value {top}; model {model.name} has "
-                           f"{model.n_classes} classes")
-
-
-def _one_row(name, rows):
-    if rows != 1:
-        raise ValueError(f"{name} reads one row of cells, not {rows} rows")
-
-
-def normal(rng, std, shape):
-    return rng.normal(0.0, std, size=shape)
-
-
-@register("conv1d", "row")
-def conv1d(rng, rows, length, n_classes=7):
-    """The paper's 1D model: one valid filter per width 2..length (190 outputs for 20),
-    tanh; dense 64 tanh; dense softmax. Conv W ~ N(0, sqrt(1/k)), conv b ~ N(0, 1);
-    hidden W ~ N(0, sqrt(1/64)), b = 0; output W = b = 0."""
-    _one_row("conv1d", rows)
-    widths = tuple(range(2, length + 1))
-    layout = band_layout(length, widths)
-    n_conv = layout[0].shape[1]
-    init = {
-        "conv_w": np.concatenate([normal(rng, np.sqrt(1 / k), k) for k in widths]),
-        "conv_b": normal(rng, 1.0, len(widths)),
-        "hidden_W": normal(rng, np.sqrt(1 / 64), (n_conv, 64)),
-        "hidden_b": np.zeros(64),
-        "out_W": np.zeros((64, n_classes)),
-        "out_b": np.zeros(n_classes),
-    }
-
-    def forward(x, p):
-        h = multiwidth_conv1d(x, p["conv_w"], p["conv_b"], layout)
-        h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
-        return dense(h, p["out_W"], p["out_b"])
-
-    return Model("conv1d", 1, length, n_classes, init, forward)
-
-
-@register("fc1d", "row")
-def fc1d(rng, rows, length, n_classes=7):
-    """The paper's comparison: a dense 20 -> 190 tanh layer in place of the convolution.
-    It follows the hidden-layer rule: W ~ N(0, sqrt(1/n_out)), b = 0."""
-    _one_row("fc1d", rows)
-    n_conv = sum(length - k + 1 for k in range(2, length + 1))
-    init = {
-        "fc_W": normal(rng, np.sqrt(1 / n_conv), (length, n_conv)),
-        "fc_b": np.zeros(n_conv),
-        "hidden_W": normal(rng, np.sqrt(1 / 64), (n_conv, 64)),
-        "hidden_b": np.zeros(64),
-        "out_W": np.zeros((64, n_classes)),
-        "out_b": np.zeros(n_classes),
-    }
-
-    def forward(x, p):
-        h = dense(x, p["fc_W"], p["fc_b"], "tanh")
-        h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
-        return dense(h, p["out_W"], p["out_b"])
-
-    return Model("fc1d", 1, length, n_classes, init, forward)
-
-
-CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
-
-
-def _mlp_layers(rng, sizes):
-    """Dense layers of the 2D MLP: every W ~ N(0, sqrt(1/n_out)), every b ~ N(0, 1)."""
-    init = {}
-    for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
-        init[f"W{k}"] = normal(rng, np.sqrt(1 / n_out), (n_in, n_out))
-        init[f"b{k}"] = normal(rng, 1.0, n_out)
-    return init
-
-
-def _mlp_forward(x, p, n_layers):
-    for k in range(n_layers):
-        x = dense(x, p[f"W{k}"], p[f"b{k}"], "tanh" if k < n_layers - 1 else "linear")
-    return x
-
-
-@register("mlp2d", "grid")
-def mlp2d(rng, rows, cols, n_classes=10):
-    """The paper's 2D MLP: cells -> 300 tanh -> 60 tanh -> 10 softmax."""
-    sizes = [rows * cols, 300, 60, n_classes]
-    return Model("mlp2d", rows, cols, n_classes, _mlp_layers(rng, sizes),
-                 lambda x, p: _mlp_forward(x, p, 3))
-
-
-@register("logreg2d", "grid")
-def logreg2d(rng, rows, cols, n_classes=10):
-    """Logistic regression: cells -> 10 softmax, initialised like the MLP's layers."""
-    return Model("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
-                 lambda x, p: _mlp_forward(x, p, 1))
-
-
-@register("convmlp2d", "grid")
-def convmlp2d(rng, rows, cols, n_classes=10):
-    """The convolution block the authors tried in front of the MLP: for every filter shape
-    (i, j), i in 2..5, j in 1..5 (those that fit the board), two maps, "valid", tanh, one
-    scalar bias per map; all outputs concatenated into the same MLP. The paper gives no
-    initialisation for it: weights ~ N(0, sqrt(1/(i j))) as the 1D filters, biases ~ N(0, 1)."""
-    shapes = [(i, j) for i, j in CONV_SHAPES_2D if i <= rows and j <= cols]
-    layout = correlation_layout(rows, cols, shapes, maps=2)
-    filters = [shape for shape in shapes for _ in range(2)]
-    init = {"conv_w": np.concatenate([normal(rng, np.sqrt(1 / (i * j)), i * j) for i, j in filters]),
-            "conv_b": normal(rng, 1.0, len(filters))}
-    init.update(_mlp_layers(rng, [layout[0].shape[1], 300, 60, n_classes]))
-
-    def forward(x, p):
-        return _mlp_forward(multi_filter_correlation(x, p["conv_w"], p["conv_b"], layout), p, 3)
-
-    return Model("convmlp2d", rows, cols, n_classes, init, forward)
-
+from flipnet.nn.core.layers import decode_bits, dense
+from flipnet.nn.core.model import Model, normal, one_row, register
 
 def _walsh_hadamard(n):
     """The n x n Walsh-Hadamard matrix: entry (s, v) is (-1)^popcount(s & v)."""
@@ -374,7 +165,7 @@ class ComponentModel(Model):
 @register("xornet1d", "row")
 def xornet1d(rng, rows, cols):
     """The XOR-of-components network on strings: its components are runs of ones."""
-    _one_row("xornet1d", rows)
+    one_row("xornet1d", rows)
     return xornet2d(rng, rows, cols, name="xornet1d")
 
 

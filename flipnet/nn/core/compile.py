@@ -12,7 +12,7 @@ import pytensor.tensor as pt
 from pytensor.tensor.special import softmax
 
 from flipnet.nn import FLOAT
-from flipnet.nn.layers import mean_cross_entropy
+from flipnet.nn.core.layers import mean_cross_entropy
 
 
 def training_step(model, optimizer, states, labels, lr, params, state, memory=None):

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets import DATASETS
-from flipnet.nn.config import FIELDS, TrainConfig
+from flipnet.nn.training.config import FIELDS, TrainConfig
 
 NOT_PROTOCOL = frozenset({"seed", "name", "results_dir"})
 
 
-# convmem2d's network is trained on the lookup table's shapes (nn/shapetrain.py)
+# convmem2d's network is trained on the lookup table's shapes (nn/components/shapetrain.py)
 CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "adam", "lr": 0.003,
            "batch": 512, "epochs": 24, "schedule": "cosine", "shuffle": "epoch", "clip_norm": 2.0,
            "augment": "symmetry", "tta": True, "flush_denormals": True}
@@ -26,7 +26,7 @@ CONVMEM = {"model": "convmem2d", "data": "flip2d", "bucket": 1, "optimizer": "ad
 # start's own one ply) from convmem2d-gated12, on the new shapes of 6M random boards
 GATED12_DISTIL6M = {**CONVMEM, "layers": 12, "residual_gates": True, "init": "results/convmem2d-gated12.npz",
                     "draw": 6_000_000, "lr": 0.001, "epochs": 8}
-# the best model's three stages on both cores (nn/parallel.py), the first over 80 epochs
+# the best model's three stages on both cores (nn/components/parallel.py), the first over 80 epochs
 GATED12_80 = {**CONVMEM, "layers": 12, "epochs": 80, "residual_gates": True, "workers": 2}
 GATED12_80_DISTIL6M = {**GATED12_DISTIL6M, "workers": 2, "init": "results/convmem2d-gated12-80.npz"}
 

@@ -7,7 +7,7 @@ over the cells (mean, sum, max) and log(1 + cells) feed a small MLP to the value
 
 A convolution lays each cell's 3x3 neighbourhood side by side (9 x channels numbers)
 and multiplies them by the weights once. Where the rows are, the whole frame or the live
-cells only, is a layout (`nn/layouts.py`): training and prediction read live cells, twice
+cells only, is a layout (`nn/components/layouts.py`): training and prediction read live cells, twice
 as fast; the frame form is the reference. Cells are rows here, unlike the feature-major
 dense layers: the channels of a cell are what a weight matrix mixes.
 """
@@ -20,8 +20,8 @@ from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
-from flipnet.nn.layers import log_softmax
-from flipnet.nn.layouts import FrameCells, LiveCells
+from flipnet.nn.core.layers import log_softmax
+from flipnet.nn.components.layouts import FrameCells, LiveCells
 
 CHUNK = 2048  # shapes a call of the compiled function takes
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
@@ -79,7 +79,7 @@ class MaskedConvNet:
         return self.logits_in(FrameCells(side, cells), params)
 
     def logits_in(self, layout, params=None):
-        """`logits` of the shapes a layout (`nn/layouts.py`) holds."""
+        """`logits` of the shapes a layout (`nn/components/layouts.py`) holds."""
         p = dict(zip(self.names, params or self.params))
         count = layout.count
         h = layout.masked(pt.maximum(layout.conv(layout.first(), p["conv_in_W"]) + p["conv_in_b"], 0))

@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from flipnet.base import signals
+from flipnet.base.checks import check_range
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import read_json, write_json
 from flipnet.base.progress import bar
-from flipnet.nn.nimmlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
-from flipnet.nn.store import load_npz, save_npz
+from flipnet.nn.nim.mlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
+from flipnet.nn.core.store import load_npz, save_npz
 
 SLICE_EPOCHS = 250  # epochs between checkpoints of train-nim (0.06 s)
 SURVEY_SLICE = 50  # networks per compiled call of survey-nim
@@ -172,3 +173,37 @@ def _surveyed(path, settings):
                 for e in data["seeds"]}
     except (KeyError, TypeError, ValueError) as exc:
         raise FlipnetError(f"{path} is not a survey-nim file ({type(exc).__name__}: {exc})") from None
+
+
+MAX_EPOCHS = 1_000_000
+
+
+def check_epochs(epochs):
+    return check_range("--epochs", epochs, 1, MAX_EPOCHS)
+
+
+def run_lines(rows, report):
+    """What `flipnet train-nim` prints: each pile's move by the table and by the network,
+    then the piles it misses."""
+    lines = ["n: DP move, (network move)"]
+    for i in range(0, len(rows), 4):
+        lines.append("   ".join(f"{n:3d}: {k:2d}, ({net:2d})" for n, k, net in rows[i:i + 4]))
+    lines += [f"diff on winning piles ({len(report['diff_winning'])}): {report['diff_winning']}",
+              f"diff on losing piles ({len(report['diff_losing'])}, any legal move is as good there): "
+              f"{report['diff_losing']}",
+              f"with a 0.5 threshold instead of 0.2: {len(report['diff_winning_at_0.5'])} winning, "
+              f"{len(report['diff_losing_at_0.5'])} losing"]
+    return lines
+
+
+def survey_lines(found):
+    """What `flipnet survey-nim` prints: each seed's misses, then how they spread."""
+    from collections import Counter
+
+    lines = [f"seed {seed:5d}: winning piles missed {len(win)} {win}, losing piles {lose}"
+             for seed, win, lose in found]
+    counts = Counter(len(win) for _, win, _ in found)
+    lines.append("seeds by winning piles missed: " + ", ".join(f"{k} missed: {counts[k]}" for k in sorted(counts)))
+    perfect = [seed for seed, win, _ in found if not win]
+    lines.append(f"seeds with no winning pile missed: {perfect or 'none'} ({len(perfect)} of {len(found)})")
+    return lines

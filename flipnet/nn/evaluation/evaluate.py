@@ -22,15 +22,15 @@ from flipnet.datasets.components import (Components, beyond_board_errors, beyond
                                          new_shape_positions, split_errors)
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
-from flipnet.nn.compile import ComponentPredictor, Predictor
-from flipnet.nn.convmem import NAME as CONVMEM
-from flipnet.nn.convmem import ConvMemory
-from flipnet.nn.ensemble import ComponentEnsemble
-from flipnet.nn.lookup import ShapeLookup
-from flipnet.nn.metrics import error_rate, evaluated
-from flipnet.nn.models import check_labels
-from flipnet.nn.oneply import CHUNK, one_hot, one_ply_chunks
-from flipnet.nn.store import load_model, load_npz
+from flipnet.nn.core.compile import ComponentPredictor, Predictor
+from flipnet.nn.components.convmem import NAME as CONVMEM
+from flipnet.nn.components.convmem import ConvMemory
+from flipnet.nn.components.ensemble import ComponentEnsemble
+from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.core.metrics import error_rate, evaluated
+from flipnet.nn.core.model import check_labels
+from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
+from flipnet.nn.core.store import load_model, load_npz
 
 
 def load(model_file):
@@ -74,7 +74,7 @@ def known_shapes(model, meta):
 def predictor(model, meta, lookahead=False, workers=1):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
     never met in training (the 'model + 1-ply mex' rows). `lookahead`: False, "soft"
-    (or True: the most likely mex of the children's distributions, `nn/oneply.py`) or
+    (or True: the most likely mex of the children's distributions, `nn/components/oneply.py`) or
     "hard" (the mex of the children's most likely values). The lookahead values chunks
     of shapes with a progress bar, shared with `workers` forked processes: the same
     values whatever the number."""
@@ -203,3 +203,23 @@ def _is_sample(path):
 
 
 __all__ = ["error_rate", "evaluate_file", "load", "predictor", "trained_data"]
+
+
+def record_lines(record, how=""):
+    """What `flipnet evaluate` prints: each part's error, split by known and new shapes,
+    and by components that fit the training board or not, where the record has them."""
+    def pct(x):
+        return "-" if x is None else f"{x:.4%}"
+
+    where = f", bucket {record['bucket']}" if "bucket" in record else ""
+    lines = [f"{record['model']}{how} on {record['data']} ({record['board']}{where}):"]
+    for part, e in record["parts"].items():
+        split = (f"  (known shapes {pct(e['error_known_shapes'])}, new shapes {pct(e['error_new_shapes'])} "
+                 f"on {e['share_new_shapes']:.1%} of positions)" if "share_new_shapes" in e else "")
+        if "share_beyond_training_board" in e:
+            split += (f"\n{'':24}(components that fit {record['trained_board']} "
+                      f"{pct(e['error_within_training_board'])}, a larger one "
+                      f"{pct(e['error_beyond_training_board'])} on {e['share_beyond_training_board']:.1%} "
+                      f"of positions)")
+        lines.append(f"  {part:<12} {pct(e['error']):>9} error on {e['states']} positions{split}")
+    return lines

@@ -5,8 +5,8 @@ import importlib
 
 # model -> (module, function): the lookup baseline is built from the training labels,
 # convmem2d's network is trained on that table's shapes
-TRAINERS = {"lookup2d": ("flipnet.nn.lookup", "run"), "convmem2d": ("flipnet.nn.shapetrain", "train_shapes")}
-DEFAULT_TRAINER = ("flipnet.nn.train", "train")
+TRAINERS = {"lookup2d": ("flipnet.nn.components.lookup", "run"), "convmem2d": ("flipnet.nn.components.shapetrain", "train_shapes")}
+DEFAULT_TRAINER = ("flipnet.nn.paper.train", "train")
 
 
 def trainer(model):

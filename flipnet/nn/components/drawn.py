@@ -2,12 +2,12 @@
 model's own one ply of lookahead: targets a network can learn from the rules of the game.
 
 A trained convmem2d values a new shape far better with one ply of lookahead (the mex, over
-its moves, of the XOR of its own values of the parts each move leaves: `nn/oneply.py`)
+its moves, of the XOR of its own values of the parts each move leaves: `nn/components/oneply.py`)
 than alone: 3.4% against 20.4% wrong on 5x5 test positions with a new shape. So the
 next network can be taught those 1-ply values: draw random boards from a seeded
 generator, keep the shapes of their components that are not in the table, and label each
 with the starting model's 1-ply mex. This is the rules of the game used at training
-time, as a self-play learner does (docs/experiments.md); no solver, no validation or test
+time, as a self-play learner does (docs/findings.md); no solver, no validation or test
 position and no label beyond the training ones is read. The drawn shapes are kept in the
 model file, so that errors can be split into new shapes drawn and not drawn.
 """
@@ -18,7 +18,7 @@ from flipnet.base import signals
 from flipnet.base.errors import Interrupted
 from flipnet.base.progress import bar
 from flipnet.datasets.components import Components
-from flipnet.nn.oneply import CHUNK, one_ply_chunks
+from flipnet.nn.components.oneply import CHUNK, one_ply_chunks
 
 
 def draw_shapes(rows, cols, n_boards, seed, known_keys):

@@ -1,4 +1,4 @@
-"""Two ways to lay a batch of shapes out for the masked convolution (`nn/maskconv.py`).
+"""Two ways to lay a batch of shapes out for the masked convolution (`nn/components/maskconv.py`).
 
 `FrameCells`: every cell of a side x side frame is a row, the empty ones masked to zero.
 `LiveCells`: only the live cells are rows, each with the row numbers of its 3x3
