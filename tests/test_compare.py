@@ -196,27 +196,36 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
                                             "config": {"epochs": 24}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
-    assert rows["| `convmem2d`"].endswith("| epoch 20 of 24 by new validation shapes (30.00% wrong) |")
+    assert rows["| `convmem2d`"].endswith("| epoch 20 of 24 by new validation shapes (30.00%) |")
     write_json(tmp_path / "eval-convmem2d-5x5-1ply.json", {"lookahead": "hard", "parts": {"test": test}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
     assert rows["| `convmem2d` + 1-ply mex of most likely values"].split(" | ")[1] == "2.09%"
-    assert rows["| `convmem2d-deep`"].split(" | ")[1:] == ["-"] * 5 + ["- |"]  # a model: a row, if empty
-    assert "| `convmem2d-wide`" not in rows and "Variants" not in beyond.markdown(tmp_path)  # records only
+    best = f"| `{beyond.BEST}`"
+    assert rows[best].split(" | ")[1:] == ["-"] * 5 + ["- |"]  # a model of record: a row, if empty
+    assert not any("deep" in name or "wide" in name for name in rows)  # the models of record only
     # a model taught drawn shapes: its new-shape cell splits them into drawn and not drawn
-    write_json(tmp_path / "eval-convmem2d-gated12-distil6m-5x5.json", {"parts": {"test": {
+    write_json(tmp_path / f"eval-{beyond.BEST}-5x5.json", {"parts": {"test": {
         **test, "error_new_shapes": 0.19, "share_new_shapes_not_drawn": 0.0154,
         "error_new_shapes_not_drawn": 0.2122}}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
-    assert rows["| `convmem2d-gated12-distil6m`"].split(" | ")[3] == "19.00% (3.2% of positions); not drawn: 21.22% (1.5%)"
+    assert rows[best].split(" | ")[3] == "19.00% (3.2% of positions); not drawn: 21.22% (1.5%)"
     # a larger board's cell splits by shapes that outgrow the training board, where evaluated so
-    write_json(tmp_path / "eval-convmem2d-gated12-distil6m-6x6.json", {"parts": {"density 0.5": {
+    write_json(tmp_path / f"eval-{beyond.BEST}-6x6.json", {"parts": {"density 0.5": {
         "error": 0.0596, "share_beyond_training_board": 0.4068, "error_within_training_board": 0.012,
         "error_beyond_training_board": 0.129}}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
-    assert rows["| `convmem2d-gated12-distil6m`"].split(" | ")[4] == "5.96%; 1.20% / 12.90% (40.7%)"
+    assert rows[best].split(" | ")[4] == "5.96%; 1.20% / 12.90% (40.7%)"
+    for line in beyond.markdown(tmp_path).splitlines():  # read in a minute: short cells and lines
+        cells = line.strip("|").split(" | ") if line.startswith("|") else []
+        assert all(len(cell) <= 120 for cell in cells) and (cells or len(line) <= 200), line
+
+
+def test_every_how_chosen_cell_of_the_claims_is_short():
+    for claim in compare.load_claims(ROOT / "data" / "paper.json"):
+        assert len(compare._selection(claim)) <= 120, claim["id"]
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):
