@@ -172,3 +172,16 @@ def test_shipped_weights_play_the_dp_move_on_every_winning_pile():
         if n & (n + 1):  # a winning pile: the one right move leaves 2^j - 1 (not via the DP)
             left = n - mlp.move(n)
             assert left & (left + 1) == 0 and left >= n - n // 2, n
+
+
+def test_the_shipped_weights_are_found_from_any_directory(tmp_path, monkeypatch):
+    """Outside a checkout's root (no ./data), the default is the repository's own file."""
+    from pathlib import Path
+
+    from flipnet.nn.nim.mlp import default_weights_path
+
+    monkeypatch.chdir(tmp_path)
+    assert default_weights_path() == Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "nimWeights.txt").write_text("")
+    assert default_weights_path() == Path("data/nimWeights.txt")  # a local file comes first

@@ -39,7 +39,7 @@ FLOAT = "float64"  # the C++ class computes in double
 def default_weights_path():
     """data/nimWeights.txt here, else the one shipped beside the package (a source checkout)."""
     local = Path("data/nimWeights.txt")
-    shipped = Path(__file__).resolve().parents[2] / "data" / "nimWeights.txt"
+    shipped = Path(__file__).resolve().parents[3] / "data" / "nimWeights.txt"
     return local if local.exists() or not shipped.exists() else shipped
 
 
