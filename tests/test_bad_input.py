@@ -1,11 +1,13 @@
-"""A corpus of bad inputs, each through the real `flipnet` command in a subprocess (its own
-working directory, a memory limit, a time limit; some with a file size limit standing in
-for a full disk). Every one must end with a non-zero exit, at most two lines on stderr
+"""A corpus of bad inputs, each through the `flipnet` command in a process of its own (its
+own working directory, a memory limit, a time limit; some with a file size limit standing
+in for a full disk), forked from a server that has flipnet loaded, and some also through
+a fresh `python -m flipnet` to hold the forked runs to it. Every one must end with a non-zero exit, at most two lines on stderr
 (the one-line message, and a progress bar's line where one was drawn), no traceback, the
 expected message, and no file left behind: no partial output, no temporary file.
 """
 
 import json
+import queue
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,7 +15,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-from cli_cases import files_in, run, stderr_lines
+from cli_cases import CommandServer, environment, files_in, run, stderr_lines
 from conftest import write_tiny_dataset
 
 F = "{files}"  # the fixture directory, filled in when a case runs
@@ -358,26 +360,59 @@ def _model_files(d):
         assert "__meta__.npy" in z.namelist()
 
 
+# Cases also run through a fresh `python -m flipnet`, to hold the forked runs to it: a usage
+# error, a bad model file, a training setting, a bad position, writes to a full disk.
+FRESH = ("no-command", "evaluate-truncated", "train-lr-nan", "value-ragged", "train-nim-disk-full", "data-disk-full",
+         "compare-disk-full")
+
+
 @pytest.fixture(scope="module")
 def outcomes(files, tmp_path_factory):
-    """Every case run once, two at a time; {id: (process, files it left in its directory)}."""
-    def one(case):
+    """Every case run once, two at a time; {id: (process, files it left in its directory)}.
+    A case that sets an environment variable runs as a fresh process; the others in
+    processes forked from a server that has flipnet loaded (cli_cases.CommandServer)."""
+    servers = [CommandServer(), CommandServer()]
+    free = queue.SimpleQueue()
+    for server in servers:
+        free.put(server)
+
+    def one(case, fresh=False):
         name, argv, _, *rest = case
         options = rest[0] if rest else {}
         cwd = tmp_path_factory.mktemp(name)
-        env = None
-        if "env" in options:
-            from cli_cases import environment
-            env = environment(**options["env"])
+        env = environment(**options["env"]) if "env" in options else None
         argv = [a.replace(F, str(files)) for a in argv]
-        proc = run(argv, cwd, file_size=options.get("file_size"), env=env)
+        if fresh or env is not None:
+            proc = run(argv, cwd, file_size=options.get("file_size"), env=env)
+        else:
+            server = free.get()
+            try:
+                proc = server.run(argv, cwd, file_size=options.get("file_size"))
+            finally:
+                free.put(server)
         return name, (proc, files_in(cwd))
 
-    with ThreadPoolExecutor(2) as pool:
-        results = dict(pool.map(one, CASES))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            results = dict(pool.map(one, CASES))
+            fresh = dict(pool.map(lambda case: one(case, fresh=True), [c for c in CASES if c[0] in FRESH]))
+    finally:
+        for server in servers:
+            server.close()
     leftovers = [p for p in files_in(files) if p.endswith(".tmp") or p.endswith(".lock")]
     assert not leftovers, f"temporary files left in the shared files: {leftovers}"
+    results["fresh"] = fresh
     return results
+
+
+def test_a_forked_command_answers_as_a_fresh_one(outcomes):
+    """The server's forked runs give the status, the error line and the files of the real
+    command in a new interpreter."""
+    assert set(outcomes["fresh"]) == set(FRESH)
+    for name, (proc, left) in outcomes["fresh"].items():
+        forked, forked_left = outcomes[name]
+        assert (forked.returncode, stderr_lines(forked.stderr), forked.stdout, forked_left) == \
+            (proc.returncode, stderr_lines(proc.stderr), proc.stdout, left), name
 
 
 @pytest.mark.slow

@@ -1,0 +1,98 @@
+"""The `flipnet` command run in a forked copy of a process that has already loaded it.
+
+Starting Python and importing flipnet, PyTensor and Numba costs a second or two a command;
+the bad-input corpus runs two hundred commands. This server imports them once, then for
+each request forks: the child takes the request's directory, environment, limits and
+argument list, runs the command's entry point (`flipnet.__main__.run`, as the installed
+script does) with its output on pipes, and exits with the command's status. Each
+command is still a process of its own, with the exit status and files a user would see.
+
+Protocol: one JSON object a line on stdin ({"argv", "cwd", "env", "file_size",
+"timeout"}); one a line on stdout ({"returncode", "stdout", "stderr"}). A variable read
+while flipnet is imported (FLIPNET_FLOAT, FLIPNET_HEAP) is the server's: a request that
+changes one must run as a fresh process instead.
+"""
+
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+
+import flipnet.cli  # noqa: F401  (loaded once, before any fork)
+import flipnet.nn.training.config  # noqa: F401  (PyTensor and Numba with it)
+from cli_cases import limits
+
+IMPORT_TIME_VARIABLES = ("FLIPNET_FLOAT", "FLIPNET_HEAP", "OPENBLAS_NUM_THREADS")
+
+
+def child(request, out_fd, err_fd):
+    """In the forked process: become the command, and never return."""
+    code = 1
+    try:
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        limits(request.get("file_size"))()
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        os.dup2(out_fd, 1)  # pipes, as for a fresh process: a file size limit does not cut them
+        os.dup2(err_fd, 2)
+        sys.argv = ["flipnet", *request["argv"]]
+        from flipnet.__main__ import run
+
+        code = run()
+    except SystemExit as exc:  # argparse's usage errors and --help
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # what Python prints for an uncaught exception, and its status
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code if isinstance(code, int) else 1)
+
+
+def collect(pid, pipes, timeout):
+    """The child's output, read as it comes (a full pipe would stall it), and its status."""
+    chunks = {fd: [] for fd in pipes}
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for fd in pipes:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+            for key, _ in selector.select(timeout=1.0):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), [b"".join(chunks[fd]).decode(errors="replace") for fd in pipes]
+
+
+def serve():
+    for line in sys.stdin:
+        request = json.loads(line)
+        assert not set(IMPORT_TIME_VARIABLES) & {k for k, v in request["env"].items()
+                                                 if os.environ.get(k) != v}, request["env"]
+        (out_read, out_write), (err_read, err_write) = os.pipe(), os.pipe()
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.close(out_read)
+            os.close(err_read)
+            child(request, out_write, err_write)
+        os.close(out_write)
+        os.close(err_write)
+        returncode, (out, err) = collect(pid, (out_read, err_read), request.get("timeout", 180))
+        print(json.dumps({"returncode": returncode, "stdout": out, "stderr": err}), flush=True)
+
+
+if __name__ == "__main__":
+    serve()
