@@ -31,7 +31,7 @@ def environment(**extra):
     return env
 
 
-def run(argv, cwd, timeout=180, file_size=None, env=None, stdin=""):
+def run(argv, cwd, timeout=600, file_size=None, env=None, stdin=""):
     return subprocess.run([*FLIPNET, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, input=stdin, preexec_fn=limits(file_size),
                           env=env or environment())
@@ -48,7 +48,7 @@ class CommandServer:
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                        env=environment())
 
-    def run(self, argv, cwd, timeout=180, file_size=None, env=None):
+    def run(self, argv, cwd, timeout=600, file_size=None, env=None):
         request = {"argv": list(map(str, argv)), "cwd": str(cwd), "env": env or environment(),
                    "file_size": file_size, "timeout": timeout}
         self.server.stdin.write(json.dumps(request) + "\n")

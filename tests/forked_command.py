@@ -90,7 +90,7 @@ def serve():
             child(request, out_write, err_write)
         os.close(out_write)
         os.close(err_write)
-        returncode, (out, err) = collect(pid, (out_read, err_read), request.get("timeout", 180))
+        returncode, (out, err) = collect(pid, (out_read, err_read), request.get("timeout", 600))
         print(json.dumps({"returncode": returncode, "stdout": out, "stderr": err}), flush=True)
 
 

@@ -1,0 +1,9 @@
+"""The models of record pinned (recipe_pins.py): the masked-convolution models, from convmem2d to the best model's chain."""
+
+import pytest
+from recipe_pins import CONVMEM, check_pins, make_slices
+
+
+@pytest.mark.slow
+def test_the_convmem_models_are_pinned(tmp_path):
+    check_pins(CONVMEM, make_slices(tmp_path / "slices"), tmp_path / "results")
