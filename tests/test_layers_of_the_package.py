@@ -82,37 +82,34 @@ def modules():
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def test_every_module_belongs_to_a_stage():
-    for path in modules():
-        assert stage_of_module(module_name(path)) in ALLOWED, path
-
-
-@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_imports_point_down_the_pipeline(path):
-    stage = stage_of_module(module_name(path))
-    for imported, line in flipnet_imports(path):
-        target = stage_of_module(imported)
-        assert target in ALLOWED[stage], (f"{path.relative_to(PACKAGE.parent)}:{line}: {stage} imports "
-                                          f"{imported} ({target}), against the pipeline's order")
-
-
 def nn_modules():
     return sorted((PACKAGE / "nn").rglob("*.py"))
 
 
-def test_every_nn_module_belongs_to_a_family():
-    for path in nn_modules():
-        assert nn_part(module_name(path)) in NN_ALLOWED, path
+def against_the_order(path, part_of, allowed, within=lambda name: True):
+    """The imports of a file that run against an order: (line, imported, its part)."""
+    part = part_of(module_name(path))
+    return [(line, imported, part_of(imported)) for imported, line in flipnet_imports(path)
+            if within(imported) and part_of(imported) not in allowed[part]]
+
+
+@pytest.mark.parametrize("paths, part_of, allowed", [(modules(), stage_of_module, ALLOWED),
+                                                     (nn_modules(), nn_part, NN_ALLOWED)])
+def test_every_module_belongs_to_a_part(paths, part_of, allowed):
+    for path in paths:
+        assert part_of(module_name(path)) in allowed, path
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down_the_pipeline(path):
+    wrong = against_the_order(path, stage_of_module, ALLOWED)
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)}: imports against the pipeline's order: {wrong}"
 
 
 @pytest.mark.parametrize("path", nn_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_nn_families_import_only_the_core_below_them(path):
-    part = nn_part(module_name(path))
-    for imported, line in flipnet_imports(path):
-        if stage_of_module(imported) == "nn":
-            target = nn_part(imported)
-            assert target in NN_ALLOWED[part], (f"{path.relative_to(PACKAGE.parent)}:{line}: nn.{part} imports "
-                                                f"{imported}, against the order of nn's sub-packages")
+    wrong = against_the_order(path, nn_part, NN_ALLOWED, within=lambda name: stage_of_module(name) == "nn")
+    assert not wrong, f"{path.relative_to(PACKAGE.parent)}: imports against the order of nn's sub-packages: {wrong}"
 
 
 def test_the_nn_rule_catches_a_family_importing_the_other(tmp_path):
