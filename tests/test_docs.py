@@ -60,3 +60,9 @@ def test_every_relative_link_resolves(doc):
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
             broken.append(f"{target}: no heading makes #{anchor}")
     assert not broken, f"{doc.name}: " + "; ".join(broken)
+
+
+@pytest.mark.parametrize("name", ["findings.md", "results.md"])
+def test_the_findings_and_results_are_read_in_minutes(name):
+    """What the research established and how each figure was chosen, not a log of runs."""
+    assert len((ROOT / "docs" / name).read_text().splitlines()) <= 300
