@@ -71,9 +71,9 @@ def numeric_grad(f, arrays, eps=1e-6):
 def write_tiny_dataset(path, cols=8, seed=0, rows=1):
     """A rows x cols flip table with a stratified split into a single bucket."""
     from flipnet.datasets.hdf5 import write_table
+    from flipnet.datasets.splits import stratified
     from flipnet.games import FlipGame
     from flipnet.solve import table
-    from flipnet.datasets.splits import stratified
 
     game = FlipGame(rows, cols)
     values = table(game)

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 from conftest import write_tiny_dataset
 
+from flipnet.nn.core.store import load_npz
 from flipnet.nn.training.recipes import config_for
 from flipnet.nn.training.run import run
-from flipnet.nn.core.store import load_npz
 
 PINS = Path(__file__).with_name("recipe_pins.json")
 KEPT = ("conv1d", "fc1d", "conv1d-fast", "xornet1d", "mlp2d", "mlp2d-long", "logreg2d", "mlp2d-fast",

@@ -1,9 +1,10 @@
 """A corpus of bad inputs, each through the `flipnet` command in a process of its own (its
 own working directory, a memory limit, a time limit; some with a file size limit standing
 in for a full disk), forked from a server that has flipnet loaded, and some also through
-a fresh `python -m flipnet` to hold the forked runs to it. Every one must end with a non-zero exit, at most two lines on stderr
-(the one-line message, and a progress bar's line where one was drawn), no traceback, the
-expected message, and no file left behind: no partial output, no temporary file.
+a fresh `python -m flipnet` to hold the forked runs to it. Every one must end with exit
+status 2, at most two lines on stderr (the one-line message, and a progress bar's line
+where one was drawn), no traceback, the expected message, and no file left behind: no
+partial output, no temporary file.
 """
 
 import json

@@ -113,8 +113,8 @@ def test_descriptions_are_size_free_and_the_table_grows():
 @pytest.mark.slow
 def test_a_size_free_model_reads_a_larger_board(tmp_path):
     """featmem2d trained on 3x3 boards reads 3x4 positions; xormem2d (cells) refuses."""
-    from flipnet.nn.evaluation.evaluate import on_board
     from flipnet.nn.core.model import build
+    from flipnet.nn.evaluation.evaluate import on_board
 
     model = build("featmem2d", 0, 3, 3)
     model.fit(np.arange(1 << 9, dtype=np.uint64))
@@ -155,8 +155,8 @@ def test_an_ensemble_multiplies_its_members_distributions(tmp_path):
     """Two component networks read as one: the normalised geometric mean of their shape
     distributions, and positions valued as the XOR of the shapes' most likely values."""
     from flipnet.base.errors import FlipnetError
-    from flipnet.nn.core.compile import ComponentPredictor
     from flipnet.nn.components.ensemble import ComponentEnsemble
+    from flipnet.nn.core.compile import ComponentPredictor
     from flipnet.nn.core.model import build
 
     members = []

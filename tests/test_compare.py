@@ -4,9 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flipnet.report import compare
-from flipnet.cli import main
 from flipnet.base.errors import FlipnetError
+from flipnet.cli import main
+from flipnet.report import compare
 
 ROOT = Path(__file__).resolve().parents[1]
 

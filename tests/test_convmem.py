@@ -19,11 +19,11 @@ from flipnet.datasets.components import Components, key_shape
 from flipnet.datasets.hdf5 import write_table
 from flipnet.datasets.splits import uniform
 from flipnet.games import FlipGame
-from flipnet.nn.core import optim
-from flipnet.nn.core.layers import log_softmax
 from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.components.oneply import one_ply
+from flipnet.nn.core import optim
+from flipnet.nn.core.layers import log_softmax
 from flipnet.nn.core.store import load_npz
 from flipnet.solve import table
 
@@ -360,8 +360,8 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     every validation shape the table lacks; each error is the network's argmax against the
     shape's exact value (the DP table's), size by size."""
     from flipnet.datasets import read_split
-    from flipnet.nn.evaluation.evaluate import load
     from flipnet.nn.components.shapetrain import new_shape_values
+    from flipnet.nn.evaluation.evaluate import load
 
     got = run(["by-size", trained / "r" / "convmem2d.npz", "--sample", 200, "--seed", 3,
                "--out", trained / "sizes.json"], trained)
@@ -547,9 +547,9 @@ def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(
 def test_a_model_or_checkpoint_of_a_removed_variant_loads_only_at_its_neutral_settings(tmp_path):
     """A setting of a variant no longer kept: at its neutral value it is passed over, so a
     file written before it went still loads; used, it is one line naming the commit that has it."""
-    from flipnet.nn.training.config import REMOVED_IN
     from flipnet.nn.components.convmem import ConvMemory
     from flipnet.nn.core.store import save_npz
+    from flipnet.nn.training.config import REMOVED_IN
 
     arrays, meta = load_npz(write_small_convmem(tmp_path / "m.npz"))
     save_npz(tmp_path / "neutral.npz", arrays, {**meta, "architecture": {**meta["architecture"], "loop_steps": 0,
@@ -659,8 +659,8 @@ def test_validation_and_labels_shared_with_forked_processes_are_the_same_bits(tr
     processes (`base/forked.py`): each chunk is computed alone, so the answers are the
     one-process answers exactly, over several chunks (the shapes of 5x5 boards)."""
     from flipnet.nn.components import drawn
-    from flipnet.nn.evaluation.evaluate import load
     from flipnet.nn.components.maskconv import CHUNK
+    from flipnet.nn.evaluation.evaluate import load
 
     model, _ = load(trained / "r" / "convmem2d.npz")
     model = model.for_board(5, 5)

@@ -16,9 +16,9 @@ pytestmark = pytest.mark.skipif(_mallopt() is None, reason="the C library has no
 STEPS = """
 import json, resource
 import numpy as np
-from flipnet.nn.core import optim
 from flipnet.nn.components.maskconv import MaskedConvNet
 from flipnet.nn.components.shapetrain import step_function
+from flipnet.nn.core import optim
 net = MaskedConvNet(0, channels=32, layers=4)
 step = step_function(net, optim.make("adam", net.params), 5)
 rng = np.random.default_rng(0)

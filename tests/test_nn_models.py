@@ -158,8 +158,8 @@ def test_one_cycle_schedule_warms_up_then_decays():
 
 @pytest.mark.slow
 def test_tta_predictor_averages_over_symmetries():
-    from flipnet.nn.core.compile import Predictor
     from flipnet.datasets.symmetry import Symmetries
+    from flipnet.nn.core.compile import Predictor
 
     model = build("mlp2d", seed=3)
     sym = Symmetries(5, 5)

@@ -9,11 +9,11 @@ import pytest
 
 from flipnet.base.errors import FlipnetError
 from flipnet.nn import FLOAT
-from flipnet.nn.core import optim
 from flipnet.nn.components import parallel
 from flipnet.nn.components.maskconv import MaskedConvNet
 from flipnet.nn.components.parallel import SplitStep, part_bounds
 from flipnet.nn.components.shapetrain import step_function
+from flipnet.nn.core import optim
 
 SIDE, BATCH = 5, 37  # a batch that no number of workers below divides evenly
 

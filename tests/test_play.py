@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from flipnet.play.agents import NeuralHalfNim, optimal_agent, random_agent
 from flipnet.games import GridNim, HalfNim
-from flipnet.play.gui import OVER, PLAYING, START, HalfNimController
 from flipnet.nn.nim.mlp import NimMLP
+from flipnet.play.agents import NeuralHalfNim, optimal_agent, random_agent
 from flipnet.play.console import AI, USER, Match
+from flipnet.play.gui import OVER, PLAYING, START, HalfNimController
 
 REPO = Path(__file__).resolve().parent.parent
 

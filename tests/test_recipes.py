@@ -10,12 +10,12 @@ import pytest
 from conftest import write_tiny_dataset
 
 from flipnet.base.errors import FlipnetError
+from flipnet.nn.core.metrics import evaluated
+from flipnet.nn.paper.train import train
 from flipnet.nn.training import recipes
 from flipnet.nn.training.config import FIELDS, TrainConfig
-from flipnet.nn.core.metrics import evaluated
-from flipnet.nn.training.recipes import RECIPES, config_for, paper_protocol
-from flipnet.nn.paper.train import train
 from flipnet.nn.training.loop import Run
+from flipnet.nn.training.recipes import RECIPES, config_for, paper_protocol
 
 
 def test_every_recipe_builds_a_valid_config():

@@ -64,8 +64,8 @@ def test_a_training_run_after_a_lost_ctrl_c_stops_before_its_first_epoch(handler
     from conftest import write_tiny_dataset
 
     from flipnet.base.errors import Interrupted
-    from flipnet.nn.training.recipes import config_for
     from flipnet.nn.paper.train import train
+    from flipnet.nn.training.recipes import config_for
 
     write_tiny_dataset(tmp_path / "tiny.h5")
     config = config_for("conv1d", data=str(tmp_path / "tiny.h5"), bucket=0, epochs=3, batch=10,

@@ -7,9 +7,9 @@ from conftest import interrupt_epochs_at, write_tiny_dataset
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.nn.core import compile as nn_compile
 from flipnet.nn.core.store import load_model, load_npz
-from flipnet.nn.training.recipes import config_for
 from flipnet.nn.paper.train import train
 from flipnet.nn.training.loop import check_points
+from flipnet.nn.training.recipes import config_for
 
 
 @pytest.fixture

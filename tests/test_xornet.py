@@ -123,8 +123,8 @@ def test_memory_model_file_round_trip(tmp_path):
 
 @pytest.mark.slow
 def test_memory_model_trains_and_resumes(tmp_path):
-    from flipnet.nn.training.recipes import config_for
     from flipnet.nn.paper.train import train
+    from flipnet.nn.training.recipes import config_for
 
     data = tmp_path / "flip3x4.h5"
     write_tiny_dataset(data, rows=3, cols=4)

@@ -211,9 +211,9 @@ def convmem_step_seconds(layout, n=20, batch=512, workers=1, **network):
     from flipnet.nn import FLOAT
     from flipnet.nn.components import layouts
     from flipnet.nn.components import maskconv
-    from flipnet.nn.core import optim
     from flipnet.nn.components.parallel import SplitStep
     from flipnet.nn.components.shapetrain import step_function
+    from flipnet.nn.core import optim
 
     rng = np.random.default_rng(0)
     cells = (rng.random((batch, 25)) < 0.6).astype(FLOAT)
@@ -273,9 +273,9 @@ print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solv
 _CRAM_RANDOM = """
 import json, sys, time
 import numpy as np
+from flipnet.base.errors import FlipnetError
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
-from flipnet.base.errors import FlipnetError
 n, density, count, limit = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, timeout=limit)
 rng = np.random.default_rng(int(1000 * n + 100 * density))

@@ -12,10 +12,10 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
-from flipnet.nn.training.config import without_removed
 from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.maskconv import MaskedConvNet
 from flipnet.nn.core.store import load_npz, save_npz
+from flipnet.nn.training.config import without_removed
 
 NAME = "convmem2d"
 TABLE = ("keys", "values", "by_size")  # the lookup's arrays, stored as table/NAME

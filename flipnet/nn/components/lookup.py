@@ -18,8 +18,8 @@ from flipnet.base.files import check_writable, ensure_dir, write_json
 from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, key_shape, shape_split_errors
 from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
-from flipnet.nn.training.recipes import overrides, paper_protocol
 from flipnet.nn.core.store import save_npz
+from flipnet.nn.training.recipes import overrides, paper_protocol
 
 N_CLASSES = 16
 

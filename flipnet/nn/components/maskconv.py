@@ -20,8 +20,8 @@ from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
-from flipnet.nn.core.layers import log_softmax
 from flipnet.nn.components.layouts import FrameCells, LiveCells
+from flipnet.nn.core.layers import log_softmax
 
 CHUNK = 2048  # shapes a call of the compiled function takes
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)

@@ -27,9 +27,9 @@ from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.forked import ctrl_c_held, ignore_ctrl_c, part_bounds
 from flipnet.nn import FLOAT
-from flipnet.nn.training.config import MAX_WORKERS
-from flipnet.nn.core.layers import mean_cross_entropy
 from flipnet.nn.components.layouts import LiveCells
+from flipnet.nn.core.layers import mean_cross_entropy
+from flipnet.nn.training.config import MAX_WORKERS
 
 
 def gradient_function(network, side, layout=LiveCells):

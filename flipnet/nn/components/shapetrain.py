@@ -29,18 +29,18 @@ from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
-from flipnet.nn.core import optim
 from flipnet.nn.components.convmem import NAME, ConvMemory
 from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
-from flipnet.nn.core.layers import mean_cross_entropy
 from flipnet.nn.components.layouts import LiveCells
 from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
-from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.components.parallel import SplitStep
-from flipnet.nn.training.recipes import overrides, paper_protocol
+from flipnet.nn.core import optim
+from flipnet.nn.core.layers import mean_cross_entropy
+from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.training import loop
 from flipnet.nn.training.loop import claimed
+from flipnet.nn.training.recipes import overrides, paper_protocol
 
 
 def new_shape_values(table, states, labels, rows, cols):
@@ -73,7 +73,8 @@ def step_function(network, optimizer, side, layout=LiveCells):
 
 
 def train_shapes(config, resume=False, overwrite=False, log=print):
-    """`flipnet train convmem2d`: results/NAME.json, .npz and .ckpt.npz as `train.train`."""
+    """`flipnet train convmem2d`: results/NAME.json, .npz and .ckpt.npz, as the trainer on
+    positions writes them (`paper/train.py`)."""
     started = time.perf_counter()
     config.check()
     start, start_meta = ConvMemory.load(config.init) if config.init else (None, {})
@@ -196,7 +197,7 @@ def _drawn(config, start, table, rows, cols):
 
 
 def _results(config, model, split, run, n_valid_shapes, elapsed_now):
-    """What `train.train` reports, for the table + network on positions, and the
+    """What the trainer on positions reports, for the table + network on positions, and the
     selection criterion beside it."""
     valid_states, valid_labels = evaluated(split.valid, config.eval_batch)
     test_states, test_labels = evaluated(split.test, config.eval_batch)

@@ -21,8 +21,8 @@ from flipnet.base.progress import bar
 from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.components.convmem import ConvMemory
-from flipnet.nn.evaluation.evaluate import load, on_board, run_config
 from flipnet.nn.components.lookup import N_CLASSES
+from flipnet.nn.evaluation.evaluate import load, on_board, run_config
 
 
 CHUNK = 32  # shapes a solver call values: the bar moves, and Ctrl-C is heard, between calls

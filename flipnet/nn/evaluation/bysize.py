@@ -15,8 +15,8 @@ from flipnet.base.errors import FlipnetError
 from flipnet.datasets import read_split
 from flipnet.datasets.components import key_shape
 from flipnet.nn.components.convmem import ConvMemory
-from flipnet.nn.evaluation.evaluate import load, trained_data
 from flipnet.nn.components.shapetrain import new_shape_values
+from flipnet.nn.evaluation.evaluate import load, trained_data
 
 
 def errors_by_size(model, split, sample=20_000, seed=0):

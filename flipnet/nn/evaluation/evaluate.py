@@ -22,14 +22,14 @@ from flipnet.datasets.components import (Components, beyond_board_errors, beyond
                                          new_shape_positions, split_errors)
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
-from flipnet.nn.core.compile import ComponentPredictor, Predictor
-from flipnet.nn.components.convmem import NAME as CONVMEM
 from flipnet.nn.components.convmem import ConvMemory
+from flipnet.nn.components.convmem import NAME as CONVMEM
 from flipnet.nn.components.ensemble import ComponentEnsemble
 from flipnet.nn.components.lookup import ShapeLookup
+from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
+from flipnet.nn.core.compile import ComponentPredictor, Predictor
 from flipnet.nn.core.metrics import error_rate, evaluated
 from flipnet.nn.core.model import check_labels
-from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
 from flipnet.nn.core.store import load_model, load_npz
 
 

@@ -18,8 +18,8 @@ from flipnet.base.checks import check_range
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import read_json, write_json
 from flipnet.base.progress import bar
-from flipnet.nn.nim.mlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
 from flipnet.nn.core.store import load_npz, save_npz
+from flipnet.nn.nim.mlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
 
 SLICE_EPOCHS = 250  # epochs between checkpoints of train-nim (0.06 s)
 SURVEY_SLICE = 50  # networks per compiled call of survey-nim
