@@ -13,7 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train \
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
-        train-2d-best beyond beyond-by-size train-nim train-es arena compare readme \
+        train-2d-best beyond beyond-by-size train-nim train-es arena compare figures readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d $(ALIASES)
 
 help: ## this list
@@ -188,6 +188,9 @@ arena: results/es.json ## the Nim agents, 100 matches per pair -> results/arena.
 
 compare: $(READY) ## the paper's claims beside results/*.json, with plots
 	$(FLIPNET) compare
+
+figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyond-by-size) -> docs/figures
+	$(FLIPNET) compare --figures docs/figures
 
 readme: $(READY) ## make compare, and rewrite the README's table and figures
 	$(FLIPNET) compare --figures data/figures --readme README.md

@@ -237,3 +237,25 @@ def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):
     sampled.write(spec.path(tmp_path), sampled.Sample(np.array([3], np.uint64), np.array([1], np.uint8),
                                                       np.array([0.5], np.float32), attrs))
     assert class_counts(tmp_path) == {}  # a sample is not every state: no class balance from it
+
+
+def test_the_findings_figures_are_drawn_from_their_results(tmp_path):
+    """The by-size records of the best model and the evaluations alone and with one ply
+    become two PNGs; without them, neither is drawn."""
+    from flipnet.base.files import write_json
+    from flipnet.report import beyond, plots
+
+    assert plots.write_all({}, {}, tmp_path / "figures", tmp_path, beyond.BEST) == []
+    sizes = [{"cells": c, "shapes": 5, "table_shapes": 0, "network_error": 0.1 * i, "size_guess_error": 0.6,
+              "best_size_guess_error": 0.5, "size_guess": 1} for i, c in enumerate((10, 20, 26))]
+    write_json(tmp_path / f"bysize-beyond-{beyond.BEST}-6x6.json",
+               {"run": beyond.BEST, "density": 0.5, "shapes": 15, "sizes": sizes})
+    for suffix, error in (("", 0.3), ("-1ply", 0.1)):
+        write_json(tmp_path / f"eval-lookup2d-5x5{suffix}.json", {"parts": {"test": {"error_new_shapes": error}}})
+        write_json(tmp_path / f"eval-lookup2d-7x7{suffix}.json", {"parts": {"density 0.5": {"error": error}}})
+    records, rows = plots.findings_inputs(tmp_path, beyond.BEST)
+    assert list(records) == ["6x6"] and rows == [("lookup2d", "5x5 new shapes", 0.3, 0.1),
+                                                 ("lookup2d", "7x7", 0.3, 0.1)]
+    written = plots.write_all({}, {}, tmp_path / "figures", tmp_path, beyond.BEST)
+    assert [p.name for p in written] == ["error-by-size.png", "one-ply.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)

@@ -329,7 +329,7 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
     extra = beyond.markdown(results_dir)
     table = markdown(rows) + ("\n" + extra if extra else "")
     runs = training_runs(results_dir)
-    written = plots.write_all(runs, class_counts(data_dir), figures)
+    written = plots.write_all(runs, class_counts(data_dir), figures, results_dir, beyond.BEST)
     write_text(out, table)
     lines = [text_table(rows)] + (["", extra.rstrip()] if extra else [])
     lines += ["", f"wrote {out}" + "".join(f", {p}" for p in written)]

@@ -1,7 +1,11 @@
-"""PNG figures for `flipnet compare`: learning curves, confusion matrices, class balance.
+"""PNG figures for `flipnet compare`: learning curves, confusion matrices, class balance,
+and the two findings a person would rather look at than read: a network's error on larger
+boards' shapes by cells beside the guesses by size, and what one ply adds.
 
 matplotlib draws off-screen (the Agg backend), so no display is needed.
 """
+
+from pathlib import Path
 
 import numpy as np
 
@@ -108,11 +112,86 @@ def class_distribution(datasets, path):
     plt.close(fig)
 
 
-def write_all(runs, datasets, out_dir):
-    """Every figure into out_dir; the paths written."""
+def error_by_size(records, path):
+    """One panel per larger board: the error on its shapes that no 5x5 board holds, by
+    cells, of the network, of the 5x5 table's size guess and of the best guess by size
+    (fitted on those very shapes: an upper reference). `records`: board -> the record of
+    `flipnet by-size --beyond`."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(records), figsize=(5 * len(records), 3.6), squeeze=False, sharey=True)
+    for ax, (board, record) in zip(axes[0], sorted(records.items())):
+        cells = [row["cells"] for row in record["sizes"]]
+        for key, label, style in (("network_error", record["run"], "o-"),
+                                  ("size_guess_error", "the 5x5 table's size guess", "s--"),
+                                  ("best_size_guess_error", "best guess by size (fitted here)", "^:")):
+            ax.plot(cells, [100 * row[key] for row in record["sizes"]], style, label=label, markersize=3)
+        ax.set_title(f"{board}, d = {record['density']:g}: {record['shapes']:,} shapes larger than 5x5 holds",
+                     fontsize=9)
+        ax.set_xlabel("cells of the shape")
+        ax.set_ylim(0, 100)
+    axes[0][0].set_ylabel("% valued wrong")
+    axes[0][0].legend(fontsize=7)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def one_ply_gain(rows, path):
+    """Grouped bars: each model's error alone and with one ply, on each board.
+    `rows`: [(model, board, error alone, error with one ply)]."""
+    plt = _pyplot()
+    boards = list(dict.fromkeys(board for _, board, _, _ in rows))
+    models = list(dict.fromkeys(model for model, _, _, _ in rows))
+    fig, axes = plt.subplots(1, len(boards), figsize=(4.2 * len(boards), 3.6), squeeze=False)
+    for ax, board in zip(axes[0], boards):
+        at = {model: (alone, ply) for model, b, alone, ply in rows if b == board}
+        x = np.arange(len(models))
+        ax.bar(x - 0.2, [100 * at.get(m, (np.nan, np.nan))[0] for m in models], 0.4, label="alone")
+        ax.bar(x + 0.2, [100 * at.get(m, (np.nan, np.nan))[1] for m in models], 0.4, label="+ 1-ply mex")
+        ax.set_xticks(x)
+        ax.set_xticklabels(models, rotation=30, ha="right", fontsize=7)
+        ax.set_title(board, fontsize=9)
+    axes[0][0].set_ylabel("% of positions wrong")
+    axes[0][0].legend(fontsize=7)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def findings_inputs(results_dir, model):
+    """What the two findings figures read from results/: the by-size records of `model`
+    on the larger boards, and every model of record's errors alone and with one ply
+    (5x5: positions holding a new shape; 6x6 and 7x7: density 0.5)."""
+    from flipnet.base.files import read_json
+    from flipnet.report.beyond import LARGE, MODELS
+
+    results_dir = Path(results_dir)
+    records = {board: read_json(path, "by-size record") for board in LARGE
+               if (path := results_dir / f"bysize-beyond-{model}-{board}.json").exists()}
+    rows = []
+    for name, _ in MODELS:
+        for board, part, key in (("5x5 new shapes", "test", "error_new_shapes"),
+                                 *((board, "density 0.5", "error") for board in LARGE)):
+            file = board.split()[0]
+            pair = [results_dir / f"eval-{name}-{file}{suffix}.json" for suffix in ("", "-1ply")]
+            if all(p.exists() for p in pair):
+                alone, ply = (read_json(p, "evaluation")["parts"].get(part, {}).get(key) for p in pair)
+                if alone is not None and ply is not None:
+                    rows.append((name, board, alone, ply))
+    return records, rows
+
+
+def write_all(runs, datasets, out_dir, results_dir=None, model=None):
+    """Every figure into out_dir (the findings' two where `results_dir` holds their
+    inputs, for `model`); the paths written."""
     written = []
-    if runs or datasets:
+    records, rows = findings_inputs(results_dir, model) if results_dir else ({}, [])
+    if runs or datasets or records or rows:
         out_dir = ensure_dir(out_dir)
+    if records:
+        error_by_size(records, out_dir / "error-by-size.png")
+        written.append(out_dir / "error-by-size.png")
+    if rows:
+        one_ply_gain(rows, out_dir / "one-ply.png")
+        written.append(out_dir / "one-ply.png")
     if runs:
         learning_curves(runs, out_dir / "learning-curves.png")
         confusion_matrices(runs, out_dir / "confusion.png")
