@@ -10,6 +10,7 @@ Since only the ranking of scores matters, weights start at 0 (a random player) a
 small sigma is no handicap.
 """
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,7 @@ from flipnet.solve import nim_sum
 
 FEATURES = ("nim_sum_zero", "only_small_heaps", "odd_ones_left", "fraction_taken", "empties_heap")
 SIGMA, RATE, LAMBDA, BUDGET = 0.01, 0.5, 5, 1000
+MAX_GENERATIONS = 100_000  # --generations at most
 # The misere strategy written in these features by hand: a move to nim-sum 0 is worth 1,
 # leaving an odd number of 1-heaps (and nothing bigger) is worth 2. With them the policy
 # is already perfect (`flipnet compare` measures it): the features carry the strategy,
@@ -90,8 +92,6 @@ def evolve(game, opponent, seed, matches=40, generations=BUDGET // LAMBDA, progr
     return parent
 
 
-MAX_GENERATIONS = 100_000
-
 
 def check_settings(seed, matches, generations):
     """The ES run's settings, before any match is played."""
@@ -105,8 +105,6 @@ def check_settings(seed, matches, generations):
 def train_to_file(game, opponent, seed, matches, generations, out, progress=None):
     """Evolve an agent against `opponent` and write it to `out` with the run's settings
     and its time; the agent."""
-    import time
-
     start = time.perf_counter()
     agent = evolve(game, opponent, seed, matches, generations, progress)
     agent.save(out, {"game": game.format(game.start), "rule": game.rule, "seed": seed,
