@@ -101,3 +101,13 @@ def interrupt_epochs_at(monkeypatch, call):
 
     monkeypatch.setattr("flipnet.nn.paper.train.epoch_function", interrupting)
     return real
+
+
+# The files that take longest on a cold Numba cache (each compiles graphs no other file
+# does), handed out first: the two processes of `make test` then end at about the same time.
+LONGEST_FIRST = ("test_recipe_pins_convmem.py", "test_convmem.py", "test_recipe_pins_xor.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: order kept within
