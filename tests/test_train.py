@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,6 +71,7 @@ def test_results_json(tmp_path, tiny):
     assert set(results) >= {"model", "config", "seed", "bucket", "sizes", "per_class_test_error",
                             "seconds", "seconds_per_epoch", "paper_protocol"}
     assert results["paper_protocol"] is False
+    assert results["trained"]["commit"] and results["trained"]["cpu"]  # the code and CPU that made it
 
 
 @pytest.mark.slow
@@ -214,3 +216,15 @@ def test_validating_inside_epochs_keeps_the_best_check(tmp_path, tiny):
     assert checked["valid_error"] == best["valid_error"] and checked["best_at"] == best["at"]
     assert checked["best_epoch"] == int(np.ceil(best["at"]))
     assert checked["valid_error"] <= plain["valid_error"]
+
+
+def test_provenance_names_this_checkout_and_its_cpu():
+    import subprocess
+
+    from flipnet.base.provenance import provenance
+
+    record = provenance()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).parents[1]).stdout.strip()
+    assert record["commit"].split("+")[0] == head
+    assert record["cpu"] and record["flipnet"]

@@ -19,7 +19,7 @@ from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, key_shape, shape_split_errors
 from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.core.store import save_npz
-from flipnet.nn.training.recipes import overrides, paper_protocol
+from flipnet.nn.training.recipes import run_record
 
 N_CLASSES = 16
 
@@ -116,11 +116,7 @@ def run(config, resume=False, overwrite=False, log=print):
     predicted = table(test_states)
     counts = confusion(np.minimum(predicted, N_CLASSES - 1), test_labels, N_CLASSES)
     results = {
-        "model": "lookup2d", "name": config.name, "recipe": config.recipe,
-        "config": dataclasses.asdict(config),
-        "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
-        "paper_protocol": paper_protocol(config), "seed": config.seed, "bucket": config.bucket,
-        "board": f"{rows}x{cols}", "sizes": split.sizes(),
+        **run_record(config, "lookup2d", f"{rows}x{cols}", split.sizes()),
         "evaluated": {"valid": len(valid_states), "test": len(test_states)},
         "shapes_known": int(len(table.keys)),
         "valid_error": error_rate(table(valid_states), valid_labels),

@@ -40,7 +40,7 @@ from flipnet.nn.core.layers import mean_cross_entropy
 from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
 from flipnet.nn.training import loop
 from flipnet.nn.training.loop import claimed
-from flipnet.nn.training.recipes import overrides, paper_protocol
+from flipnet.nn.training.recipes import run_record
 
 
 def new_shape_values(table, states, labels, rows, cols):
@@ -205,11 +205,7 @@ def _results(config, model, split, run, n_valid_shapes, elapsed_now):
     counts = confusion(np.minimum(predicted, model.n_classes - 1), test_labels, model.n_classes)
     epoch_seconds = [c["seconds"] for c in run.curve]
     return {
-        "model": NAME, "name": config.name, "recipe": config.recipe,
-        "config": dataclasses.asdict(config),
-        "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
-        "paper_protocol": paper_protocol(config), "seed": config.seed, "bucket": config.bucket,
-        "board": f"{model.rows}x{model.cols}", "sizes": split.sizes(),
+        **run_record(config, NAME, f"{model.rows}x{model.cols}", split.sizes()),
         "evaluated": {"valid": len(valid_states), "test": len(test_states)},
         "parameters": int(model.network.n_parameters()),
         "shapes_known": int(len(model.table.keys)),

@@ -25,7 +25,7 @@ from flipnet.nn.core.model import build, check_labels
 from flipnet.nn.core.store import save_model
 from flipnet.nn.training import loop
 from flipnet.nn.training.loop import claimed
-from flipnet.nn.training.recipes import overrides, paper_protocol
+from flipnet.nn.training.recipes import run_record
 
 
 def train(config, resume=False, overwrite=False, log=print):
@@ -92,16 +92,7 @@ def _results(config, model, split, predict, run, elapsed_now):
     counts = confusion(predicted, test_labels, model.n_classes)
     epoch_seconds = [c["seconds"] for c in run.curve]
     return {
-        "model": config.model,
-        "name": config.name,
-        "recipe": config.recipe,
-        "config": dataclasses.asdict(config),
-        "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
-        "paper_protocol": paper_protocol(config),
-        "seed": config.seed,
-        "bucket": config.bucket,
-        "board": f"{model.rows}x{model.cols}",
-        "sizes": split.sizes(),
+        **run_record(config, config.model, f"{model.rows}x{model.cols}", split.sizes()),
         "evaluated": {"valid": len(evaluated(split.valid, config.eval_batch)[0]), "test": len(test_states)},
         "parameters": int(model.n_parameters()),
         "backend": {"pytensor": pytensor.__version__, "linker": str(pytensor.config.linker),
