@@ -13,7 +13,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 .PHONY: help venv test test-quick data data-large endgame endgame-large bench bench-large clean train \
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
-        train-2d-best beyond beyond-by-size train-nim train-es arena compare figures readme \
+        train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
         compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d $(ALIASES)
 
 help: ## this list
@@ -68,6 +68,8 @@ bench-large: $(READY) ## the Cram solver on 6x7 and 7x7, 30-cell database (hours
 # `make train RECIPE=NAME` or `make results/NAME.json`; the targets below name the main ones.
 TRAIN := $(FLIPNET) train --resume
 RECIPE ?=
+# after training a model that ships (data/models/): is the new file the shipped one, bit for bit?
+RETRAINED := $(FLIPNET) models --retrained
 
 train: data ## any recipe: make train RECIPE=convmem2d-gated12 (flipnet train --list names them)
 	@test -n "$(RECIPE)" || { echo "make train: name a recipe, e.g. make train RECIPE=conv1d (flipnet train --list)"; exit 2; }
@@ -78,24 +80,29 @@ results/%.json: | data
 
 train-1d: data/flip1d.h5 ## the paper's 1D conv net, its protocol (recipe conv1d)
 	$(TRAIN) conv1d
+	$(RETRAINED) conv1d
 
 train-1d-fast: data/flip1d.h5 ## the same net and split, a faster recipe (conv1d-fast)
 	$(TRAIN) conv1d-fast
+	$(RETRAINED) conv1d-fast
 
 train-1d-fc: data/flip1d.h5 ## the paper's 1D dense comparison net (fc1d)
 	$(TRAIN) fc1d
 
 train-1d-best: data/flip1d.h5 ## beyond the paper, 1D: XOR of learnt run values (xornet1d)
 	$(TRAIN) xornet1d
+	$(RETRAINED) xornet1d
 
 train-2d: data/flip2d.h5 ## the paper's 2D MLP, its protocol, 200 epochs (mlp2d)
 	$(TRAIN) mlp2d
+	$(RETRAINED) mlp2d
 
 train-2d-long: data/flip2d.h5 ## the same protocol for 400 epochs (mlp2d-long)
 	$(TRAIN) mlp2d-long
 
 train-2d-fast: data/flip2d.h5 ## the same MLP and split, a faster recipe (mlp2d-fast)
 	$(TRAIN) mlp2d-fast
+	$(RETRAINED) mlp2d-fast
 
 train-2d-logreg: data/flip2d.h5 ## logistic regression, the paper's 2D protocol (logreg2d)
 	$(TRAIN) logreg2d
@@ -108,9 +115,11 @@ train-2d-xornet: data/flip2d.h5 ## beyond the paper: XOR of learnt component val
 
 train-2d-xormem: data/flip2d.h5 ## xornet2d with a memory of training shapes (xormem2d)
 	$(TRAIN) xormem2d
+	$(RETRAINED) xormem2d
 
 train-2d-lookup: data/flip2d.h5 ## the no-learning baseline: shape values read from training labels
 	$(TRAIN) lookup2d
+	$(RETRAINED) lookup2d
 
 train-2d-featmem: data/flip2d.h5 ## beyond the paper, size-free: a network on shape descriptions + memory
 	$(TRAIN) featmem2d
@@ -124,6 +133,7 @@ train-2d-best: data/flip2d.h5 ## the best 2D model by validation: convmem2d-gate
 	$(TRAIN) convmem2d-gated12-80-distil6m
 	$(TRAIN) convmem2d-gated12-80-distil6m-r2
 	$(FLIPNET) evaluate results/convmem2d-gated12-80-distil6m-r2.npz --out results/eval-convmem2d-gated12-80-distil6m-r2-5x5.json
+	$(RETRAINED) convmem2d-gated12-80-distil6m-r2
 
 # The intermediate steps the findings cite, by their older names (each is also `make train RECIPE=...`)
 ALIASES := train-2d-convmem-deep train-2d-convmem-deep48 train-2d-deep12 train-2d-gated12 \
@@ -176,17 +186,22 @@ beyond-by-size: data-large ## shapes larger than 5x5 of the 6x6 and 7x7 samples,
 
 train-nim: $(READY) ## the C++ NIM perceptron -> data/nimWeights.txt
 	$(FLIPNET) train-nim --weights data/nimWeights.txt --results results/nim.json
+	$(RETRAINED) nim
 
 train-es: results/es.json ## the misere Nim(5) evolution strategy -> results/es.json
+	$(RETRAINED) es
 
 results/es.json: | $(READY)
 	$(FLIPNET) train-es --out results/es.json
 
-arena: results/es.json ## the Nim agents, 100 matches per pair -> results/arena.json
+arena: $(READY) ## the Nim agents, 100 matches per pair -> results/arena.json
 	$(FLIPNET) arena nim --misere --matches 100 --seed 0 --out results/arena.json \
 	    --agents random,lowest,nimsum,optimal,es,difficulty:0.5
 
-compare: $(READY) ## the paper's claims beside results/*.json, with plots
+models: $(READY) ## the trained models that ship (data/models/), with their figures
+	$(FLIPNET) models
+
+compare: $(READY) ## the paper's claims beside results/*.json (else the shipped results), with plots
 	$(FLIPNET) compare
 
 figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyond-by-size) -> docs/figures

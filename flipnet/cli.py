@@ -14,6 +14,8 @@ from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
 MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluation/evaluate.py)
+MODEL_HELP = ("a model file, or a model's name (results/NAME.npz if trained here, else the shipped "
+              "one: flipnet models; 'best' is the best 2D model)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,6 +48,7 @@ def build_parser(train_flags=True):
     _parse_compare(sub)
     _parse_endgame(sub)
     _parse_bench(sub)
+    _parse_models(sub)
     return parser
 
 
@@ -124,7 +127,8 @@ def _parse_play(sub):
     p = sub.add_parser("play", help="play a game in the console against an agent")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), lowest, "
-                   "nimsum, es, difficulty:P, neural (default: neural for halfnim, else optimal)")
+                   "nimsum, es, difficulty:P, neural, network[:MODEL] (a trained flip model) "
+                   "(default: neural for halfnim, else optimal)")
     p.add_argument("--start", help="the starting position (halfnim: 2-127, asked if not given)")
     p.add_argument("--first", choices=("you", "ai"), help="who moves first (asked if not given; "
                    "halfnim: the AI, as in the original)")
@@ -169,7 +173,7 @@ def _parse_train_es(sub):
 def _parse_evaluate(sub):
     p = sub.add_parser("evaluate", help="error rates of a trained model on a table's split or a "
                        "sampled dataset of a larger board")
-    p.add_argument("model_file", help="results/NAME.npz")
+    p.add_argument("model_file", help=MODEL_HELP)
     p.add_argument("--data", help="default: the dataset it was trained on; data/flip7x7.h5 for a "
                    "larger board (size-free models)")
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
@@ -178,7 +182,7 @@ def _parse_evaluate(sub):
     p.add_argument("--mex", choices=MEX_RULES, default="soft", help="with --one-ply: the most likely mex "
                    "of the children's distributions (soft, the default) or the mex of their most likely "
                    "values (hard)")
-    p.add_argument("--with", dest="partners", nargs="+", default=[], metavar="MODEL_FILE",
+    p.add_argument("--with", dest="partners", nargs="+", default=[], metavar="MODEL",
                    help="more component models: evaluate the ensemble (geometric mean of their "
                         "shape distributions)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
@@ -191,7 +195,7 @@ def _parse_evaluate(sub):
 def _parse_by_size(sub):
     p = sub.add_parser("by-size", help="a convmem2d network's errors by shape size: on shapes it "
                        "was taught beside the new shapes of validation positions")
-    p.add_argument("model_file", help="results/NAME.npz of a convmem2d run")
+    p.add_argument("model_file", help=f"a convmem2d run: {MODEL_HELP}")
     p.add_argument("--data", help="default: the dataset it was trained on")
     p.add_argument("--bucket", type=int, help="default: the bucket it was trained on")
     p.add_argument("--sample", type=int, default=20_000, help="taught shapes read, drawn from the "
@@ -199,7 +203,8 @@ def _parse_by_size(sub):
     p.add_argument("--seed", type=int, default=0, help="seed of that draw (default 0)")
     p.add_argument("--beyond", metavar="SAMPLE", help="instead: the shapes of a sampled larger "
                    "board's positions that do not fit the training board, valued exactly by the "
-                   "Cram solver, the network beside guesses that know only the size")
+                   "Cram solver, the network beside the training table's guess by size and an upper "
+                   "reference fitted on these shapes' exact values")
     p.add_argument("--density", type=float, help="with --beyond: the positions drawn "
                    "at this density (default 0.5)")
     p.add_argument("--out", help="also write the figures as JSON to this file")
@@ -208,7 +213,7 @@ def _parse_by_size(sub):
 
 def _parse_predict(sub):
     p = sub.add_parser("predict", help="a trained model's nim-value for one position")
-    p.add_argument("model_file", help="results/NAME.npz")
+    p.add_argument("model_file", help=MODEL_HELP)
     p.add_argument("position", help="rows of 0/1 joined by '/' (any board for a size-free model)")
     p.add_argument("--one-ply", action="store_true", help="a component model: one ply of lookahead "
                    "(the mex of its own values of the children) on shapes it never met")
@@ -227,6 +232,9 @@ def _parse_compare(sub):
     p.add_argument("--out", default="results/compare.md", help="the table and notes, Markdown")
     p.add_argument("--figures", default="results/figures", help="where the PNG plots go")
     p.add_argument("--readme", help="also rewrite the compare block of this README")
+    p.add_argument("--no-shipped", dest="shipped", action="store_false", help="read --results-dir "
+                   "only (by default a figure missing there is read from the shipped results, "
+                   "data/results/, and its row says so)")
     p.set_defaults(run=cmd_compare)
 
 
@@ -247,6 +255,17 @@ def _parse_bench(sub):
     p.set_defaults(run=cmd_bench)
 
 
+def _parse_models(sub):
+    p = sub.add_parser("models", help="the trained models that ship with flipnet, with their figures")
+    p.add_argument("--check", action="store_true", help="check every shipped file against the "
+                   "manifest's sha256")
+    p.add_argument("--retrained", metavar="NAME", help="whether results/NAME.npz, trained again, is "
+                   "the shipped model bit for bit (its figures beside the shipped ones where not)")
+    p.add_argument("--ship", nargs="+", metavar="NAME", help="for maintainers: put these trained runs "
+                   "of results/ into data/models/ and the manifest")
+    p.set_defaults(run=cmd_models)
+
+
 def _rule_options(p):
     p.add_argument("--misere", action="store_true", default=None,
                    help="the last mover loses (grid Nim's default)")
@@ -260,8 +279,12 @@ def _game_options(p):
     p.add_argument("--shape", help="flip/gridnim board, ROWSxCOLS (default 1x20 / 4x4)")
     p.add_argument("--heaps", help="nim: heap sizes (default 1,3,5,7,9)")
     _rule_options(p)
-    p.add_argument("--es", help="trained ES agent (results/es.json by default)")
-    p.add_argument("--model", help="trained flip network for the neural agent (results/NAME.npz)")
+    p.add_argument("--es", help="trained ES agent (default: results/es.json if trained here, else the "
+                   "shipped one)")
+    p.add_argument("--model", help="flip: the network agent's model, a file or a name (default: the "
+                   "shipped best model for the board; flipnet models lists them)")
+    p.add_argument("--one-ply", action="store_true", help="flip: the network agent values the shapes "
+                   "its model never met by one ply of lookahead")
     p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
 
 
@@ -348,12 +371,23 @@ def _configured_game(args):
 
 
 def _agent(spec, game, args):
-    from pathlib import Path
-
     from flipnet.play.agents import make_agent
 
-    es_path = args.es or ("results/es.json" if Path("results/es.json").exists() else None)
-    return make_agent(spec, game, es_path=es_path, model_path=args.model, weights_path=args.weights)
+    agent = make_agent(spec, game, es_path=args.es, model_path=args.model, weights_path=args.weights,
+                       one_ply=getattr(args, "one_ply", False))
+    if getattr(agent, "loaded", None):  # a model asked for by name: say which file (off the JSON)
+        print(f"loaded {agent.loaded}", file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+    return agent
+
+
+def _model_file(spec):
+    """The file of a model given by path or by name; for a name, a line saying which."""
+    from flipnet.base.shipped import resolve
+
+    path, how = resolve(spec)
+    if how:
+        print(f"loaded {how}")
+    return path
 
 
 def cmd_solve(args):
@@ -455,6 +489,8 @@ def cmd_evaluate(args):
     check_workers(args.workers)
     if args.out:
         check_writable(args.out)
+    args.model_file = _model_file(args.model_file)
+    args.partners = [_model_file(p) for p in args.partners]
     record = evaluate_file(args.model_file, args.data, args.bucket, lookahead=args.one_ply and args.mex,
                            partners=args.partners, workers=args.workers)
     print("\n".join(record_lines(record, f" + 1-ply mex ({args.mex}) on new shapes" if args.one_ply else "")))
@@ -469,6 +505,7 @@ def cmd_by_size(args):
     check_seed(args.seed)
     if args.out:
         check_writable(args.out)
+    args.model_file = _model_file(args.model_file)
     if args.beyond:
         if args.data or args.bucket is not None:
             raise FlipnetError("--beyond reads the sample it names: it takes no --data or --bucket")
@@ -500,7 +537,7 @@ def cmd_predict(args):
     from flipnet.nn.evaluation.evaluate import load, on_board, predictor
     from flipnet.solve.position import time_limit, value_of
 
-    model, meta = load(args.model_file)
+    model, meta = load(_model_file(args.model_file))
     if hasattr(model, "for_board"):  # a component model: the position's own board
         game = games.for_position("flip", args.position)
         model = on_board(model, game.rows, game.cols, f"the position {args.position}")
@@ -658,9 +695,11 @@ def cmd_train_es(args):
 
 
 def cmd_compare(args):
+    from flipnet.base.shipped import RESULTS_SHIPPED
     from flipnet.report.compare import run
 
-    for line in run(args.claims, args.results_dir, args.data_dir, args.out, args.figures, args.readme):
+    shipped = RESULTS_SHIPPED if args.shipped else None
+    for line in run(args.claims, args.results_dir, args.data_dir, args.out, args.figures, args.readme, shipped):
         print(line)
 
 
@@ -672,6 +711,20 @@ def cmd_endgame(args):
     endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print)
     print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
           f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")
+
+
+def cmd_models(args):
+    from flipnet.nn.evaluation import shipping
+
+    if args.ship:
+        for name in args.ship:
+            shipping.ship(name)
+    elif args.retrained:
+        print(shipping.retrain_check(args.retrained))
+    elif args.check:
+        print("\n".join(shipping.check_lines()))
+    else:
+        print("\n".join(shipping.listing_lines()))
 
 
 def cmd_bench(args):

@@ -99,10 +99,10 @@ def test_make_agent_errors():
         make_agent("smart", MISERE5)
     with pytest.raises(FlipnetError, match="difficulty:P"):
         make_agent("difficulty:x", MISERE5)
-    with pytest.raises(FlipnetError, match="flipnet train-es"):
-        make_agent("es", MISERE5)
-    with pytest.raises(FlipnetError, match="needs a trained model"):
-        make_agent("neural", FlipGame(1, 20))
+    with pytest.raises(FlipnetError, match="nosuch.json not found"):
+        make_agent("es:nosuch.json", MISERE5)
+    with pytest.raises(FlipnetError, match="no model named 'nosuch' in results/ and none ships"):
+        make_agent("network:nosuch", FlipGame(1, 20))
 
 
 def cli(*args, stdin=""):

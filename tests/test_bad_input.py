@@ -174,6 +174,17 @@ CASES = [
     ("predict-char", ["predict", F + "/model.npz", "11x11111"], "bad character 'x' at position 3"),
     ("predict-missing", ["predict", "/nonexistent.npz", "1111"], "model file /nonexistent.npz not found"),
     ("predict-nan", ["predict", F + "/nan.npz", "11111111"], "holds values that are not finite"),
+    ("predict-unknown-name", ["predict", "nosuchmodel", "1111"],
+     "no model named 'nosuchmodel' in results/ and none ships by that name"),
+    ("by-size-unknown-name", ["by-size", "bestest"], "no model named 'bestest'"),
+    ("evaluate-with-unknown-name", ["evaluate", F + "/model.npz", "--with", "nosuch"], "no model named 'nosuch'"),
+    ("play-network-unknown", ["play", "flip", "--ai", "network:nosuch"], "no model named 'nosuch'"),
+    ("play-network-halfnim", ["play", "halfnim", "--ai", "network", "--start", "9"],
+     "the network agent plays flip only, not halfnim"),
+    ("play-network-other-board", ["play", "flip", "--shape", "1x8", "--ai", "network:" + F + "/model7.npz"],
+     "the network reads 1x7 boards, not 1x8"),
+    ("models-retrained-unknown", ["models", "--retrained", "nosuch"], "nosuch does not ship"),
+    ("models-ship-unknown", ["models", "--ship", "nosuch"], "nosuch is not a model of record that ships"),
     # the NIM perceptron
     ("train-nim-epochs", ["train-nim", "--epochs", "0"], "--epochs must be from 1 to 1000000"),
     ("train-nim-weights-dir", ["train-nim", "--weights", "/nonexistent/d/w.txt"], "directory /nonexistent/d does not exist"),
@@ -352,6 +363,7 @@ def _model_files(d):
     save_npz(d / "nan.npz", {**values, "out_W": np.full_like(values["out_W"], np.nan)},
              {"model": "conv1d", "rows": 1, "cols": 8, **meta})
     save_npz(d / "unknown.npz", values, {"model": "nope", "rows": 1, "cols": 8})
+    save_model(d / "model7.npz", build("conv1d", 0, 1, 7), meta)
     save_npz(d / "nodata.npz", values, {"model": "conv1d", "rows": 1, "cols": 8})
     np.savez(d / "nometa.npz", **values)
     np.savez(d / "pickle.npz", x=np.array([{"a": 1}], dtype=object))

@@ -9,9 +9,10 @@ from flipnet.datasets.components import Components, key_shape, options
 from flipnet.datasets.shapes import FEATURES, ShapeTable, describe
 from flipnet.games import FlipGame
 from flipnet.nn.components.lookup import ShapeLookup
-from flipnet.nn.components.oneply import mex_distribution, one_hot, one_ply, option_distributions, positions_one_ply
+from flipnet.nn.components.oneply import mex_distribution, one_hot, one_ply, option_distributions
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
+from test_components import reference_components
 
 
 def exact_component_values(keys):
@@ -89,9 +90,32 @@ def test_the_lookup_reads_what_the_labels_spell_out(board_3x4):
     unseen = np.setdiff1d(np.arange(1 << 12, dtype=np.uint64), train)
     predicted = lookup(unseen)
     assert (predicted == values[unseen]).mean() > 0.9  # most positions are made of known shapes
-    # one ply of lookahead on the table's values: exact wherever every child is known
-    with_ply = positions_one_ply(one_hot(lookup.component_values), Components(3, 4), unseen)
-    assert (with_ply == values[unseen]).mean() >= (predicted == values[unseen]).mean() - 0.05
+    # `--one-ply` on the table's values (new shapes only) is exact on every position whose
+    # shapes are known or have only known shapes among their children's components (found
+    # here by a flood fill and the game's moves), and changes nothing on positions of known shapes
+    from flipnet.nn.evaluation.evaluate import predictor
+
+    with_ply = predictor(lookup, {}, "soft")(unseen)
+    comps, known = Components(3, 4), set(lookup.keys.tolist())
+
+    def key(mask):
+        return int(comps.keys(np.array([mask], np.uint64))[0])
+
+    def status(state):  # "known", "covered" (one ply reads only known values) or "open"
+        parts = reference_components(int(state), 3, 4)
+        new = [m for m in parts if key(m) not in known]
+        children = [m & ~move for m in new for move in game.move_masks if m & move == move]
+        if not new:
+            return "known"
+        return "covered" if all(key(c) in known for child in children
+                                for c in reference_components(child, 3, 4)) else "open"
+
+    statuses = np.array([status(s) for s in unseen])
+    for kind in ("known", "covered"):
+        at = statuses == kind
+        assert at.sum() >= 20, kind
+        assert np.array_equal(with_ply[at], values[unseen][at]), kind
+    assert np.array_equal(with_ply[statuses == "known"], predicted[statuses == "known"])
 
 
 def test_descriptions_are_size_free_and_the_table_grows():
@@ -141,7 +165,21 @@ def test_a_component_model_gives_probabilities_for_the_soft_mex():
     probs = predictor.probabilities(keys)
     assert probs.shape == (keys.size, model.n_classes) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     assert np.array_equal(probs.argmax(axis=1), predictor(keys))
-    assert one_ply(predictor.probabilities, keys).shape == keys.shape
+    # on the network's most likely values, one ply is the mex over the shape's moves of the
+    # XOR of its children's parts, each found here by the game's moves and a flood fill
+    comps, game = Components(3, 3), FlipGame(3, 3)
+    shapes = comps.render(keys, (3, 3)).astype(np.int64).tolist()
+
+    def value(mask):
+        parts = reference_components(mask, 3, 3)
+        found = predictor(comps.keys(np.array(sorted(parts), np.uint64))) if parts else []
+        return int(np.bitwise_xor.reduce(np.asarray(found, np.int64), initial=0))
+
+    def mex(values):
+        return min(set(range(len(values) + 1)) - set(values))
+
+    by_hand = [mex([value(s & ~m) for m in game.move_masks if s & m == m]) for s in shapes]
+    assert one_ply(one_hot(predictor, model.n_classes), keys).tolist() == by_hand
 
 
 def test_key_shapes_count_cells():

@@ -6,6 +6,8 @@ HalfNim that is the C++ program's DP: there is one winning move at most); `neura
 what a trained network says. `AGENTS` names them, with the games each one can play.
 """
 
+import numpy as np
+
 from flipnet.base.errors import FlipnetError
 from flipnet.solve import nim_sum, nim_winning_moves, winning_moves
 from flipnet.solve.position import check_reach
@@ -47,22 +49,33 @@ def difficulty_agent(p):
 
 
 class NeuralFlip:
-    """A trained flip network as a player: a move whose result it predicts to be worth 0,
-    else a random move."""
+    """A trained flip model as a player: a move to a position it values 0 (with one ply of
+    lookahead on the shapes it never met, where asked), else a random move. `loaded` says
+    which file a model asked for by name is read from."""
 
-    def __init__(self, model, meta=None):
-        from flipnet.nn.core.compile import Predictor
+    def __init__(self, model, meta=None, lookahead=False, loaded=""):
+        from flipnet.nn.evaluation.evaluate import predictor
 
-        self.model, self.predict = model, Predictor.as_trained(model, meta or {})
+        self.model, self.meta, self.lookahead, self.loaded = model, meta or {}, lookahead, loaded
+        self.predict = predictor(model, self.meta, lookahead)
 
     def __call__(self, game, state, rng):
-        if (game.rows, game.cols) != (self.model.rows, self.model.cols):
-            raise FlipnetError(f"the network reads {self.model.rows}x{self.model.cols} boards, "
-                               f"not {game.shape}")
+        self.read_board(game)
         moves = game.legal_moves(state)
-        values = self.predict([game.play(state, m) for m in moves])
+        values = self.predict(np.array([game.play(state, m) for m in moves], np.uint64))
         zero = [m for m, v in zip(moves, values) if v == 0]
         return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
+
+    def read_board(self, game):
+        """A size-free model reads the game's board from now on; any other cannot."""
+        from flipnet.nn.evaluation.evaluate import on_board, predictor
+
+        if (game.rows, game.cols) == (self.model.rows, self.model.cols):
+            return
+        if not hasattr(self.model, "for_board"):
+            raise FlipnetError(f"the network reads {self.model.rows}x{self.model.cols} boards, not {game.shape}")
+        self.model = on_board(self.model, game.rows, game.cols, f"a {game.shape} game")
+        self.predict = predictor(self.model, self.meta, self.lookahead)
 
 
 def _difficulty(arg, paths, game):
@@ -75,10 +88,9 @@ def _difficulty(arg, paths, game):
 def _es(arg, paths, game):
     from flipnet.play.es import ESAgent
 
-    path = arg or paths.get("es")
-    if path is None:
-        raise FlipnetError("the es agent needs its trained weights: run `flipnet train-es` "
-                           "and pass es:PATH (or --es PATH)")
+    from flipnet.base.shipped import resolve
+
+    path, _ = resolve(arg or paths.get("es") or "es", suffix=".json")
     return ESAgent.load(path)
 
 
@@ -91,12 +103,14 @@ def _neural_halfnim(arg, paths, game):
 
 
 def _neural_flip(arg, paths, game):
-    from flipnet.nn.core.store import load_model
+    from flipnet.base.shipped import resolve
+    from flipnet.nn.evaluation.evaluate import load
 
-    path = arg or paths.get("model")
-    if path is None:
-        raise FlipnetError("the neural flip agent needs a trained model: neural:results/conv1d.npz")
-    return NeuralFlip(*load_model(path))
+    spec = arg or paths.get("model") or DEFAULT_NETWORK[game.rows == 1]
+    path, how = resolve(spec)
+    agent = NeuralFlip(*load(path), lookahead=paths.get("one_ply", False), loaded=how)
+    agent.read_board(game)  # refuses a board the model cannot read, before play starts
+    return agent
 
 
 def _simple(agent):
@@ -125,21 +139,24 @@ AGENTS = {
     "nimsum": {"nim": _simple(nimsum_agent)},
     "es": {"nim": _es},
     "neural": {"halfnim": _neural_halfnim, "flip": _neural_flip},
+    "network": {"flip": _neural_flip},
 }
+DEFAULT_NETWORK = {False: "best", True: "xornet1d"}  # the flip network, by whether the board is one row
 
 
-def make_agent(spec, game, es_path=None, model_path=None, weights_path=None):
-    """An agent from its name: random, optimal (or perfect), lowest, nimsum, es,
-    difficulty:P, neural[:PATH]."""
+def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one_ply=False):
+    """An agent from its name: random, optimal (or perfect), lowest, nimsum, es[:PATH],
+    difficulty:P, neural[:PATH], network[:NAME] (flip: a trained model by name or path,
+    by default the shipped best one for its board; `one_ply`: with its lookahead)."""
     name, _, arg = spec.partition(":")
     if name not in AGENTS:
         raise FlipnetError(f"unknown agent {spec!r}: choose from random, optimal, lowest, nimsum, "
-                           f"es, difficulty:P, neural")
+                           f"es, difficulty:P, neural, network")
     by_game = AGENTS[name]
     factory = by_game.get(game.name) or by_game.get(None)
     if factory is None:
         raise FlipnetError(f"the {name} agent plays {', '.join(by_game)} only, not {game.name}")
-    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path}, game)
+    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path, "one_ply": one_ply}, game)
 
 
 class NeuralHalfNim:

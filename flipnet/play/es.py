@@ -18,6 +18,7 @@ import numpy as np
 from flipnet.base.checks import check_range, check_seed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json, write_json
+from flipnet.base.provenance import provenance
 from flipnet.solve import nim_sum
 
 FEATURES = ("nim_sum_zero", "only_small_heaps", "odd_ones_left", "fraction_taken", "empties_heap")
@@ -109,5 +110,5 @@ def train_to_file(game, opponent, seed, matches, generations, out, progress=None
     agent = evolve(game, opponent, seed, matches, generations, progress)
     agent.save(out, {"game": game.format(game.start), "rule": game.rule, "seed": seed,
                      "matches": matches, "generations": generations,
-                     "seconds": time.perf_counter() - start})
+                     "seconds": time.perf_counter() - start, "trained": provenance()})
     return agent

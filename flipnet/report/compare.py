@@ -17,6 +17,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json
+from flipnet.report.sources import ResultFiles, result_files
 
 REPRODUCED, NOT_REPRODUCED, MISSING = "reproduced", "not reproduced", "not run yet"
 RULES = ("at_most", "at_least", "above", "equal", "about", "no_better_than", "faster")
@@ -108,17 +109,18 @@ class Row:
     baseline: object = None  # the no-learning figure on the same test set
     spread: dict = field(default_factory=dict)
     selection: str = ""
+    shipped: bool = False  # the figure was read from a shipped run (data/results/), not one trained here
 
 
 def measure(claim, results_dir):
-    """(figure, None) or (None, what is missing) for a claim's `measure` entry."""
-    spec = claim["measure"]
+    """(figure, None, path) or (None, what is missing, None) for a claim's `measure` entry."""
+    spec, files = claim["measure"], result_files(results_dir)
     if "computed" in spec:
-        return COMPUTED[spec["computed"]](), None
-    path = Path(results_dir) / spec["file"]
-    if not path.exists():
-        return None, f"{path} missing: run `{claim['command']}`"
-    return read_field(path, spec["field"], spec.get("count", False)), None
+        return COMPUTED[spec["computed"]](), None, None
+    path = files.path(spec["file"])
+    if path is None:
+        return None, f"{files.wanted(spec['file'])} missing: run `{claim['command']}`", None
+    return read_field(path, spec["field"], spec.get("count", False)), None, path
 
 
 def seed_spread(claim, results_dir):
@@ -126,7 +128,7 @@ def seed_spread(claim, results_dir):
     spec = claim.get("seeds")
     if not spec:
         return {}
-    files = sorted(Path(results_dir).glob(spec["files"]))
+    files = result_files(results_dir).glob(spec["files"])
     values = [read_field(f, spec["field"]) for f in files]
     if not values:
         return {"missing": f"no {spec['files']}: run `{spec.get('command', 'make compare-seeds')}`",
@@ -140,8 +142,8 @@ def _baseline(claim, results_dir):
     spec = claim.get("majority")
     if not spec:
         return None
-    path = Path(results_dir) / spec["file"]
-    if not path.exists():
+    path = result_files(results_dir).path(spec["file"])
+    if path is None:
         return None
     value = _walk(read_json(path, "results file"), "baseline_test_error")
     return value if isinstance(value, (int, float)) else None  # runs from before it was recorded
@@ -154,21 +156,24 @@ def _selection(claim):
 
 
 def compare(claims, results_dir="results"):
-    rows = []
+    """A Row per claim; `results_dir`: a folder, or a ResultFiles that falls back on the
+    shipped results."""
+    rows, files = [], result_files(results_dir)
     for claim in claims:
         row = Row(claim)
-        row.ours, row.missing = measure(claim, results_dir)
+        row.ours, row.missing, path = measure(claim, files)
+        row.shipped = files.is_shipped(path)
         row.spread = seed_spread(claim, results_dir)
         row.baseline = _baseline(claim, results_dir)
         row.selection = _selection(claim)
         versus = None
         if row.ours is not None and "versus" in claim:
             base = claim["versus"]
-            base_path = Path(results_dir) / base["file"]
-            if base_path.exists():
+            base_path = files.path(base["file"])
+            if base_path is not None:
                 versus = read_field(base_path, base["field"])
             else:
-                row.missing = f"{base_path} missing (the run it is set against)"
+                row.missing = f"{files.wanted(base['file'])} missing (the run it is set against)"
         judged = row.ours
         if row.spread.get("judge") == "median":
             judged = row.spread.get("median")
@@ -218,7 +223,7 @@ def show(value, kind):
 def _ours_text(row):
     """The figure, and the median and range over seeds where there are repeated runs."""
     kind = row.claim.get("format")
-    text = show(row.ours, kind)
+    text = show(row.ours, kind) + (" (shipped run)" if row.shipped else "")
     s = row.spread
     if s and "missing" not in s:
         spread = (f"median {show(s['median'], kind)} over {s['n']} seeds "
@@ -268,7 +273,7 @@ def training_runs(results_dir):
     """{name: results} of every training run in results_dir (files with a curve), each
     checked to hold what the plots read."""
     runs = {}
-    for path in sorted(Path(results_dir).glob("*.json")):
+    for path in result_files(results_dir).glob("*.json"):
         result = read_json(path, "results file")
         if isinstance(result, dict) and "curve" in result and "confusion" in result:
             _check_run(path, result)
@@ -314,9 +319,10 @@ def replace_block(text, block):
     return text[:start + len(README_START)] + "\n" + block + text[end:]
 
 
-def run(claims_path, results_dir, data_dir, out, figures, readme=None):
+def run(claims_path, results_dir, data_dir, out, figures, readme=None, shipped_dir=None):
     """`flipnet compare`: the table (printed and written to `out`), the figures, and
-    optionally the README's block; the lines to print."""
+    optionally the README's block; the lines to print. Results missing from results_dir
+    are read from `shipped_dir` where given (the results that ship with flipnet)."""
     from flipnet.base.files import check_writable, ensure_dir, write_text
     from flipnet.report import beyond, plots
 
@@ -325,11 +331,12 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None):
     for path in [out] + ([readme] if readme else []):
         check_writable(path)
     readme_text = _readme_text(readme) if readme else None  # checked before anything is written
-    rows = compare(claims, results_dir)
-    extra = beyond.markdown(results_dir)
+    files = ResultFiles(results_dir, shipped_dir)
+    rows = compare(claims, files)
+    extra = beyond.markdown(files)
     table = markdown(rows) + ("\n" + extra if extra else "")
-    runs = training_runs(results_dir)
-    written = plots.write_all(runs, class_counts(data_dir), figures, results_dir, beyond.BEST)
+    runs = training_runs(files)
+    written = plots.write_all(runs, class_counts(data_dir), figures, files, beyond.BEST)
     write_text(out, table)
     lines = [text_table(rows)] + (["", extra.rstrip()] if extra else [])
     lines += ["", f"wrote {out}" + "".join(f", {p}" for p in written)]

@@ -5,8 +5,6 @@ boards' shapes by cells beside the guesses by size, and what one ply adds.
 matplotlib draws off-screen (the Agg backend), so no display is needed.
 """
 
-from pathlib import Path
-
 import numpy as np
 
 from flipnet.base.files import atomic_path, ensure_dir
@@ -114,17 +112,18 @@ def class_distribution(datasets, path):
 
 def error_by_size(records, path):
     """One panel per larger board: the error on its shapes that no 5x5 board holds, by
-    cells, of the network, of the 5x5 table's size guess and of the best guess by size
-    (fitted on those very shapes: an upper reference). `records`: board -> the record of
+    cells, of the network, of the 5x5 table's guess by size and of the upper reference
+    fitted on those very shapes' exact values. `records`: board -> the record of
     `flipnet by-size --beyond`."""
     plt = _pyplot()
     fig, axes = plt.subplots(1, len(records), figsize=(5 * len(records), 3.6), squeeze=False, sharey=True)
     for ax, (board, record) in zip(axes[0], sorted(records.items())):
         cells = [row["cells"] for row in record["sizes"]]
         for key, label, style in (("network_error", record["run"], "o-"),
-                                  ("size_guess_error", "the 5x5 table's size guess", "s--"),
-                                  ("best_size_guess_error", "best guess by size (fitted here)", "^:")):
-            ax.plot(cells, [100 * row[key] for row in record["sizes"]], style, label=label, markersize=3)
+                                  ("size_guess_error", "guess by size (the 5x5 table's)", "s--"),
+                                  ("fitted_reference_error", "upper reference fitted on these shapes", "^:")):
+            ax.plot(cells, [100 * row.get(key, np.nan) for row in record["sizes"]], style, label=label,
+                    markersize=3)
         ax.set_title(f"{board}, d = {record['density']:g}: {record['shapes']:,} shapes larger than 5x5 holds",
                      fontsize=9)
         ax.set_xlabel("cells of the shape")
@@ -162,17 +161,18 @@ def findings_inputs(results_dir, model):
     (5x5: positions holding a new shape; 6x6 and 7x7: density 0.5)."""
     from flipnet.base.files import read_json
     from flipnet.report.beyond import LARGE, MODELS
+    from flipnet.report.sources import result_files
 
-    results_dir = Path(results_dir)
+    files = result_files(results_dir)
     records = {board: read_json(path, "by-size record") for board in LARGE
-               if (path := results_dir / f"bysize-beyond-{model}-{board}.json").exists()}
+               if (path := files.path(f"bysize-beyond-{model}-{board}.json")) is not None}
     rows = []
     for name, _ in MODELS:
         for board, part, key in (("5x5 new shapes", "test", "error_new_shapes"),
                                  *((board, "density 0.5", "error") for board in LARGE)):
             file = board.split()[0]
-            pair = [results_dir / f"eval-{name}-{file}{suffix}.json" for suffix in ("", "-1ply")]
-            if all(p.exists() for p in pair):
+            pair = [files.path(f"eval-{name}-{file}{suffix}.json") for suffix in ("", "-1ply")]
+            if all(p is not None for p in pair):
                 alone, ply = (read_json(p, "evaluation")["parts"].get(part, {}).get(key) for p in pair)
                 if alone is not None and ply is not None:
                     rows.append((name, board, alone, ply))

@@ -82,8 +82,3 @@ def one_hot(component_value, n_values=16):
         out[np.arange(values.size), values] = 1.0
         return out
     return probs
-
-
-def positions_one_ply(component_probs, components, states):
-    """Values of positions: the XOR over their components of the 1-ply values."""
-    return components.position_values(states, lambda keys: one_ply(component_probs, keys))

@@ -14,8 +14,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import atomic_path
-
-META = "__meta__"
+from flipnet.base.shipped import META, PACKED
 
 
 def save_npz(path, arrays, meta):
@@ -47,10 +46,22 @@ def load_npz(path, what="model file"):
         raise FlipnetError(f"{path} is not a flipnet {what} ({reason})") from None
     except (OSError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
         raise FlipnetError(f"{path} is not a flipnet {what} (truncated or corrupt?)") from None
+    _widen(arrays, meta, path)
     for name, array in arrays.items():
         if array.dtype.kind == "f" and not np.isfinite(array).all():
             raise FlipnetError(f"{path}: {name} holds values that are not finite (NaN or infinity)")
     return arrays, meta
+
+
+def _widen(arrays, meta, path):
+    """Give the arrays of a packed file (a shipped model, `base/shipped.py`) back the
+    integer types they were trained with."""
+    packed = meta.pop(PACKED, {})
+    try:
+        for name, dtype in packed.items():
+            arrays[name] = arrays[name].astype(np.dtype(dtype), casting="safe")
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise FlipnetError(f"{path}: its {PACKED} entry does not fit its arrays ({exc})") from None
 
 
 def save_model(path, model, meta):

@@ -17,6 +17,7 @@ from flipnet.base import signals
 from flipnet.base.checks import check_range
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import read_json, write_json
+from flipnet.base.provenance import provenance
 from flipnet.base.progress import bar
 from flipnet.nn.core.store import load_npz, save_npz
 from flipnet.nn.nim.mlp import DECODE_THRESHOLD, SEED, NimMLP, build_database, compare, train_weights
@@ -69,7 +70,7 @@ def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False)
               "diff_losing": diff_losing, "diff_winning_at_0.5": half_winning,
               "diff_losing_at_0.5": half_losing,
               "moves": [{"n": n, "dp": k, "network": net} for n, k, net in rows],
-              "train_seconds": train_seconds, "seconds": time.perf_counter() - start}
+              "train_seconds": train_seconds, "seconds": time.perf_counter() - start, "trained": provenance()}
     return mlp, rows, report
 
 

@@ -1,0 +1,162 @@
+"""Trained files that ship with flipnet (data/models/) and the manifest that vouches for them.
+
+A model is asked for by name: `results/NAME.npz` when the user trained one, else the
+shipped file, whose sha256 must match the manifest's before anything reads it. The
+manifest (data/models/manifest.json) records, for each shipped model, its recipe, seed,
+the provenance of the run that trained it, the command that trains it again, its files
+with their sizes and sha256s, where its figures are (one record per figure, pointing into
+the shipped results of data/results/) and its error count on a fixed slice of the test
+split, which the tests recompute.
+
+Model files ship packed: integer arrays in the smallest type that holds them, every
+array compressed, and the archive written with fixed timestamps, so the same weights
+always give the same bytes (a retrained model is compared with the shipped one by sha256).
+"""
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from flipnet.base.errors import FlipnetError
+from flipnet.base.files import RESULTS_DIR, atomic_path, read_json
+
+# the checkout's data/ (FLIPNET_SHIPPED: another folder laid out the same, e.g. a tampered copy in a test)
+SHIPPED = Path(os.environ.get("FLIPNET_SHIPPED") or Path(__file__).resolve().parents[2] / "data")
+MODELS_DIR = SHIPPED / "models"
+RESULTS_SHIPPED = SHIPPED / "results"
+ALIASES = {"best": "convmem2d-gated12-80-distil6m-r2"}  # the names users type for a model of record
+SLICE = 2000  # the fixed slice of the test split: its first positions
+META = "__meta__"  # a flipnet .npz file's metadata entry (nn/core/store.py)
+PACKED = "packed_dtypes"  # in the metadata of a packed file: {array: its type before narrowing}
+EPOCH = (1980, 1, 1, 0, 0, 0)  # every entry's timestamp in a packed archive
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def smallest(array):
+    """An integer array in the smallest type that holds its values (others unchanged)."""
+    if array.dtype.kind not in "iu" or array.size == 0:
+        return array
+    low, high = int(array.min()), int(array.max())
+    for kind in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64):
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return array.astype(kind)
+    return array
+
+
+def packed_bytes(path):
+    """The bytes of the packed copy of a flipnet .npz file: the same arrays and metadata,
+    integer arrays narrowed (their types kept in the metadata's PACKED entry, restored on
+    loading), compressed, entries in name order with fixed timestamps."""
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays[META]))
+    narrowed = {name: smallest(array) for name, array in arrays.items() if name != META}
+    meta[PACKED] = {name: arrays[name].dtype.str for name, array in sorted(narrowed.items())
+                    if array.dtype != arrays[name].dtype}
+    narrowed[META] = np.array(json.dumps(meta))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name in sorted(narrowed):
+            entry = io.BytesIO()
+            np.lib.format.write_array(entry, narrowed[name], allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, entry.getvalue(), compresslevel=9)
+    return out.getvalue()
+
+
+def pack(source, target):
+    """Write the packed copy of `source` to `target` (atomically); its sha256."""
+    data = packed_bytes(source)
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest_path():
+    return MODELS_DIR / "manifest.json"
+
+
+def manifest():
+    """The manifest of the shipped models (an empty one where none ships)."""
+    path = manifest_path()
+    if not path.exists():
+        return {"models": {}}
+    data = read_json(path, "manifest")
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise FlipnetError(f"{path}: not a manifest of shipped models (no 'models' object)")
+    return data
+
+
+def canonical(name):
+    """The model a name stands for (an alias such as 'best' resolved)."""
+    return ALIASES.get(name, name)
+
+
+def checked(path, record):
+    """`path`, after checking it against its manifest record (size and sha256)."""
+    if not path.is_file():
+        raise FlipnetError(f"shipped file {path} is missing: restore it with `git checkout -- {_shown(path)}`")
+    size, digest = path.stat().st_size, sha256(path)
+    if digest != record["sha256"]:
+        why = (f"{size} bytes, not {record['bytes']}: truncated?" if size != record["bytes"]
+               else "the same size, other bytes: changed?")
+        raise FlipnetError(f"shipped file {_shown(path)} does not match the manifest's sha256 ({why}); "
+                           f"restore it with `git checkout -- {_shown(path)}`")
+    return path
+
+
+def shipped_file(name, key="file"):
+    """The checked path of a shipped model's file (`key`: its file record)."""
+    data = manifest()
+    entry = data["models"].get(canonical(name))
+    if entry is None:
+        raise FlipnetError(f"no shipped model named {name!r}: {listing(data)}")
+    return checked(MODELS_DIR / entry[key]["path"], entry[key])
+
+
+def looks_like_path(spec):
+    return "/" in spec or spec.endswith((".npz", ".json", ".txt")) or Path(spec).exists()
+
+
+def resolve(spec, suffix=".npz", results_dir=RESULTS_DIR):
+    """(path, how) of a model asked for by path or by name. `how` is None for a path; for a
+    name it says which file was chosen: the user's trained one, or the shipped one."""
+    if looks_like_path(spec):
+        return Path(spec), None
+    data = manifest()
+    name = canonical(spec)
+    trained = Path(results_dir) / f"{name}{suffix}"
+    if trained.is_file():
+        return trained, f"{name}: {trained} (trained here)"
+    if name not in data["models"]:
+        raise FlipnetError(f"no model named {spec!r} in {results_dir}/ and none ships by that name: "
+                           f"{listing(data)}")
+    path = shipped_file(name)
+    return path, f"{name}: the shipped {_shown(path)} (sha256 checked)"
+
+
+def listing(data):
+    names = sorted(data["models"]) + [f"{a} ({n})" for a, n in sorted(ALIASES.items()) if n in data["models"]]
+    return f"shipped: {', '.join(names)}" if names else "no model ships in this copy"
+
+
+def _shown(path):
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,230 @@
+"""The trained models that ship (`flipnet models`): putting a trained run into data/models/
+with its manifest record, listing what ships with its figures, and telling whether a
+model trained again is the one that ships.
+
+The manifest copies no figure of a run: each figure is a record pointing into a results
+file that ships in data/results/ (`figures`), read when listed. What it does store is
+each model's error count on the first `SLICE` positions of its test split, which the
+tests recompute from the shipped file.
+"""
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from flipnet.base.errors import FlipnetError
+from flipnet.base.files import RESULTS_DIR, read_json, write_json
+from flipnet.base import shipped
+from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, pack, packed_bytes, sha256,
+                                  shipped_file)
+from flipnet.datasets import read_split
+from flipnet.nn.core.store import load_npz
+from flipnet.nn.evaluation.evaluate import load, predictor
+
+# model -> the make target that trains it again (and checks it against the shipped file)
+RETRAIN = {
+    "conv1d": "make train-1d", "conv1d-fast": "make train-1d-fast", "fc1d": "make train-1d-fc",
+    "xornet1d": "make train-1d-best", "mlp2d": "make train-2d", "mlp2d-fast": "make train-2d-fast",
+    "logreg2d": "make train-2d-logreg", "convmlp2d": "make train-2d-conv",
+    "xormem2d": "make train-2d-xormem", "lookup2d": "make train-2d-lookup",
+    "featmem2d": "make train-2d-featmem", "convmem2d": "make train-2d-convmem",
+    "convmem2d-gated12-80-distil6m-r2": "make train-2d-best",
+}
+# the agents' files: (where training writes it, where it ships, the command that trains it,
+# the results that say how and by what it was trained)
+AGENT_FILES = {"es": (RESULTS_DIR / "es.json", "es.json", "make train-es", RESULTS_DIR / "es.json"),
+               "nim": (Path("data/nimWeights.txt"), "../nimWeights.txt", "make train-nim", RESULTS_DIR / "nim.json")}
+LARGE = ("6x6", "7x7")
+
+
+def reported(name):
+    """The evaluations of `name` the README's tables and the findings' figures read."""
+    return ([f"eval-{name}-{board}{ply}.json" for board in ("5x5", *LARGE) for ply in ("", "-1ply")]
+            + [f"bysize-beyond-{name}-{board}.json" for board in LARGE])
+
+
+def _file_record(path, shown):
+    return {"path": shown, "bytes": Path(path).stat().st_size, "sha256": sha256(path)}
+
+
+def slice_errors(model_file, data_dir=None):
+    """(errors, positions) of a model on the first SLICE positions of its test split (read
+    from data_dir where given, else where its run read it)."""
+    model, meta = load(model_file)
+    data = Path(meta["config"]["data"])
+    split = read_split(Path(data_dir) / data.name if data_dir else data, meta["config"].get("bucket", 0))
+    states, labels = split.test[0][:SLICE], split.test[1][:SLICE]
+    return int(np.sum(predictor(model, meta)(states) != labels)), int(len(states))
+
+
+def _figures(name, results_dir, one_row):
+    """{figure: {file, keys}} of the figures of `name` that results_dir holds (strings of
+    one row have one shape each: no split by known and new shapes)."""
+    figures = {"valid error": (f"{name}.json", ["valid_error"]),
+               "test error": (f"{name}.json", ["test_error"])}
+    if one_row:
+        return _present(figures, results_dir)
+    figures.update({"test error, known shapes": (f"{name}.json", ["test_error_known_shapes"]),
+                    "test error, new shapes": (f"{name}.json", ["test_error_new_shapes"]),
+                    "test error + 1-ply": (f"eval-{name}-5x5-1ply.json", ["parts", "test", "error"])})
+    for board in LARGE:
+        for ply in ("", "-1ply"):
+            figures[f"{board}, density 0.5{ply.replace('-', ' + ')}"] = (
+                f"eval-{name}-{board}{ply}.json", ["parts", "density 0.5", "error"])
+    return _present(figures, results_dir)
+
+
+def _present(figures, results_dir):
+    kept = {}
+    for figure, (file, keys) in figures.items():
+        path = Path(results_dir) / file
+        if path.exists() and _walk(read_json(path, "results file"), keys) is not None:
+            kept[figure] = {"file": file, "keys": keys}
+    return kept
+
+
+def _walk(data, keys):
+    for key in keys:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def ship(name, results_dir=RESULTS_DIR, log=print):
+    """Put the trained `name` (results_dir/NAME.npz and its results) into data/models/ and
+    data/results/, and write its manifest record."""
+    name = canonical(name)
+    data = manifest()
+    if name in AGENT_FILES:
+        return _ship_agent(name, data, log)
+    source = Path(results_dir) / f"{name}.npz"
+    if name not in RETRAIN:
+        raise FlipnetError(f"{name} is not a model of record that ships: {', '.join(RETRAIN)}")
+    run = read_json(Path(results_dir) / f"{name}.json", "results file")
+    if "trained" not in run:
+        raise FlipnetError(f"{results_dir}/{name}.json does not say which code trained it: train it again")
+    errors, positions = slice_errors(source)
+    shipped.MODELS_DIR.mkdir(parents=True, exist_ok=True)
+    shipped.RESULTS_SHIPPED.mkdir(parents=True, exist_ok=True)
+    pack(source, shipped.MODELS_DIR / f"{name}.npz")
+    figures = _figures(name, results_dir, run["board"].startswith("1x"))
+    files = sorted({f["file"] for f in figures.values()}
+                   | {file for file in reported(name) if (Path(results_dir) / file).exists()})
+    for file in files:
+        shutil.copyfile(Path(results_dir) / file, shipped.RESULTS_SHIPPED / file)
+    data["models"][name] = {
+        "recipe": run["recipe"], "seed": run["seed"], "board": run["board"], "trained": run["trained"],
+        "retrain": RETRAIN[name],
+        "file": _file_record(shipped.MODELS_DIR / f"{name}.npz", f"{name}.npz"),
+        "results": [_file_record(shipped.RESULTS_SHIPPED / file, f"../results/{file}") for file in files],
+        "figures": figures,
+        "slice": {"split": "test", "positions": positions, "errors": errors},
+    }
+    write_json(shipped.manifest_path(), data)
+    log(f"shipped {name}: {data['models'][name]['file']['bytes']:,} bytes, "
+        f"{errors} errors on the first {positions} test positions")
+    return data["models"][name]
+
+
+def _ship_agent(name, data, log):
+    source, shown, command, results = AGENT_FILES[name]
+    target = shipped.MODELS_DIR / shown
+    run = read_json(results, "results file")
+    if "trained" not in run:
+        raise FlipnetError(f"{results} does not say which code trained it: train it again ({command})")
+    if source.resolve() != target.resolve():
+        shutil.copyfile(source, target)
+    entry = {"trained": run["trained"], "retrain": command, "file": _file_record(target, shown)}
+    if results.resolve() != source.resolve():  # the training record ships beside the file
+        shutil.copyfile(results, shipped.RESULTS_SHIPPED / results.name)
+        entry["results"] = [_file_record(shipped.RESULTS_SHIPPED / results.name, f"../results/{results.name}")]
+    data["models"][name] = entry
+    write_json(shipped.manifest_path(), data)
+    log(f"shipped {name}: {target.stat().st_size:,} bytes")
+    return entry
+
+
+def _same_agent(name, trained, entry):
+    """Whether a retrained agent is the shipped one: the ES agent's weights and history
+    (its file also holds the run's time), the NIM perceptron's weights file byte for byte
+    (training writes it where it ships: its digest against the manifest's)."""
+    if name == "es":
+        fields, ships = ("weights", "history"), shipped_file(name)
+        return [read_json(trained).get(f) for f in fields] == [read_json(ships).get(f) for f in fields]
+    return sha256(trained) == entry["file"]["sha256"]
+
+
+def check_lines():
+    """Every shipped file checked against the manifest (a one-line error at the first that
+    does not match); a line for each model."""
+    data, lines, total = manifest(), [], 0
+    for name, entry in data["models"].items():
+        records = [entry["file"], *entry.get("results", [])]
+        for record in records:
+            checked(shipped.MODELS_DIR / record["path"], record)
+        total += sum(r["bytes"] for r in records)
+        lines.append(f"{name}: {len(records)} file{'s' * (len(records) > 1)} as the manifest says "
+                     f"({sum(r['bytes'] for r in records):,} bytes)")
+    lines.append(f"{len(data['models'])} models, {total / 1e6:.2f} MB in all: every sha256 matches")
+    return lines
+
+
+def figure_values(entry):
+    """{figure: value} of a manifest record, read from the shipped results it points to."""
+    values = {}
+    for figure, where in entry.get("figures", {}).items():
+        path = shipped.RESULTS_SHIPPED / where["file"]
+        values[figure] = _walk(read_json(path, "shipped results file"), where["keys"]) if path.exists() else None
+    return values
+
+
+def listing_lines():
+    """What `flipnet models` prints: every shipped model, its file and its figures."""
+    data = manifest()
+    if not data["models"]:
+        return ["no model ships in this copy (data/models/manifest.json is missing)"]
+    aliases = {n: a for a, n in ALIASES.items()}
+    lines = []
+    for name, entry in data["models"].items():
+        also = f" (also '{aliases[name]}')" if name in aliases else ""
+        trained = entry.get("trained", {})
+        where = (f"recipe {entry['recipe']}, seed {entry['seed']}, trained by flipnet {trained.get('flipnet')} "
+                 f"at {str(trained.get('commit'))[:12]} on {trained.get('cpu')}" if "recipe" in entry else "")
+        lines.append(f"{name}{also}: data/models/{entry['file']['path']}, {entry['file']['bytes']:,} bytes"
+                     + (f"; {where}" if where else ""))
+        figures = figure_values(entry)
+        if figures:
+            lines.append("    " + ", ".join(f"{f} {'-' if v is None else f'{v:.2%}'}" for f, v in figures.items()))
+        lines.append(f"    retrain: {entry['retrain']}")
+    return lines
+
+
+def retrain_check(name, results_dir=RESULTS_DIR):
+    """One line: whether the file training wrote (results_dir/NAME.npz packed, or an agent's
+    file) is the shipped one bit for bit, by the manifest's sha256; where not, its figures
+    beside the shipped ones."""
+    name, data = canonical(name), manifest()
+    if name not in data["models"]:
+        raise FlipnetError(f"{name} does not ship, so there is nothing to compare it with: "
+                           f"{', '.join(data['models']) or 'no model ships in this copy'}")
+    entry = data["models"][name]
+    trained = AGENT_FILES[name][0] if name in AGENT_FILES else Path(results_dir) / f"{name}.npz"
+    if not trained.is_file():
+        raise FlipnetError(f"{trained} not found: train it first ({entry['retrain']})")
+    if name in AGENT_FILES:
+        if _same_agent(name, trained, entry):
+            return f"{trained} equals the shipped {name} bit for bit"
+        return f"{trained} differs from the shipped {name} (see the training's figures above)"
+    load_npz(trained)  # a broken file: its one-line error
+    digest = hashlib.sha256(packed_bytes(trained)).hexdigest()
+    if digest == entry["file"]["sha256"]:
+        return f"{trained} equals the shipped {name} bit for bit (sha256 {digest[:16]})"
+    new_errors, positions = slice_errors(trained)
+    run = read_json(Path(results_dir) / f"{name}.json", "results file")
+    shipped_test = figure_values(entry).get("test error")
+    return (f"{trained} differs from the shipped {name}: test error {run['test_error']:.2%} "
+            f"(shipped {'-' if shipped_test is None else f'{shipped_test:.2%}'}), {new_errors} errors "
+            f"on the first {positions} test positions (shipped {entry['slice']['errors']})")
