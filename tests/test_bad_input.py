@@ -184,6 +184,7 @@ CASES = [
     ("play-network-other-board", ["play", "flip", "--shape", "1x8", "--ai", "network:" + F + "/model7.npz"],
      "the network reads 1x7 boards, not 1x8"),
     ("models-retrained-unknown", ["models", "--retrained", "nosuch"], "nosuch does not ship"),
+    ("models-retrained-untrained", ["models", "--retrained", "xornet1d"], "results/xornet1d.npz not found"),
     ("models-ship-unknown", ["models", "--ship", "nosuch"], "nosuch is not a model of record that ships"),
     # the NIM perceptron
     ("train-nim-epochs", ["train-nim", "--epochs", "0"], "--epochs must be from 1 to 1000000"),
@@ -262,8 +263,10 @@ CASES = [
      "no <!-- compare:start -->"),
     ("compare-out", ["compare", "--claims", F + "/claims.json", "--out", "/nonexistent/d/x.md"],
      "directory /nonexistent does not exist"),
-    ("compare-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f"],
-     "cannot write c.md: File too large", {"file_size": 16}),
+    ("compare-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f",
+                           "--no-shipped"], "cannot write c.md: File too large", {"file_size": 16}),
+    ("compare-shipped-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f"],
+     "cannot write f/learning-curves.png: File too large", {"file_size": 16}),
     ("bench-section", ["bench", "--only", "nosuch"], "unknown bench sections ['nosuch']"),
     ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
     # numbers at the edges: huge, tiny, negative; flags that would be ignored

@@ -103,14 +103,22 @@ def _neural_halfnim(arg, paths, game):
 
 
 def _neural_flip(arg, paths, game):
+    """The named (or given) model; by default the first model of record, best first, that
+    is trained here or ships and reads the game's board."""
     from flipnet.base.shipped import resolve
     from flipnet.nn.evaluation.evaluate import load
 
-    spec = arg or paths.get("model") or DEFAULT_NETWORK[game.rows == 1]
-    path, how = resolve(spec)
-    agent = NeuralFlip(*load(path), lookahead=paths.get("one_ply", False), loaded=how)
-    agent.read_board(game)  # refuses a board the model cannot read, before play starts
-    return agent
+    spec = arg or paths.get("model")
+    failed = None
+    for name in [spec] if spec else DEFAULT_NETWORKS[game.rows == 1]:
+        try:
+            path, how = resolve(name)
+            agent = NeuralFlip(*load(path), lookahead=paths.get("one_ply", False), loaded=how)
+            agent.read_board(game)  # refuses a board the model cannot read, before play starts
+            return agent
+        except FlipnetError as exc:
+            failed = failed or exc
+    raise failed
 
 
 def _simple(agent):
@@ -141,7 +149,8 @@ AGENTS = {
     "neural": {"halfnim": _neural_halfnim, "flip": _neural_flip},
     "network": {"flip": _neural_flip},
 }
-DEFAULT_NETWORK = {False: "best", True: "xornet1d"}  # the flip network, by whether the board is one row
+# the network agent's models, best first, by whether the board is one row
+DEFAULT_NETWORKS = {False: ("best", "convmem2d", "xormem2d", "mlp2d-fast"), True: ("xornet1d", "conv1d-fast")}
 
 
 def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one_ply=False):
