@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-best $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -194,9 +194,9 @@ train-es: results/es.json ## the misere Nim(5) evolution strategy -> results/es.
 results/es.json: | $(READY)
 	$(FLIPNET) train-es --out results/es.json
 
-arena: $(READY) ## the Nim agents, 100 matches per pair -> results/arena.json
-	$(FLIPNET) arena nim --misere --matches 100 --seed 0 --out results/arena.json \
-	    --agents random,lowest,nimsum,optimal,es,difficulty:0.5
+ARENA_AGENTS := random,lowest,nimsum,optimal,es,difficulty:0.5
+arena: $(READY) ## the Nim agents, 1,000 matches per pair -> results/arena.json
+	$(FLIPNET) arena nim --misere --matches 1000 --seed 0 --out results/arena.json --agents $(ARENA_AGENTS)
 
 models: $(READY) ## the trained models that ship (data/models/), with their figures
 	$(FLIPNET) models
@@ -210,18 +210,43 @@ figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyo
 readme: $(READY) ## make compare, and rewrite the README's table and figures
 	$(FLIPNET) compare --figures data/figures --readme README.md
 
-# Recipes again over seeds 1..SEEDS, for the spread columns of `make compare`.
-SEEDS ?= 3
-compare-seeds: compare-seeds-1d compare-seeds-2d compare-seeds-faithful-1d ## all three below
+# The runs of other seeds that each measured row of `make compare` rests on beside its
+# seed-2016 run (data/paper.json's "seeds"): 5 runs in all for a recipe under 10 minutes on
+# one core, 3 for mlp2d, 2 for the best model's pipeline (on two processes), and the arena
+# over 5 seeds. Each run is a file: an interrupted `make compare-seeds` goes on where it
+# stopped, two runs at a time on the two cores.
+SEEDS_5 := 1 2 3 4
+SEEDED := conv1d fc1d conv1d-fast xornet1d mlp2d-fast logreg2d convmlp2d
+seed_runs = $(foreach s,$(2),results/$(1)-seed$(s).json)
+SEED_RUNS := $(foreach r,$(SEEDED),$(call seed_runs,$(r),$(SEEDS_5))) $(call seed_runs,mlp2d,1 2)
+ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json)
+BEST := convmem2d-gated12-80-distil6m-r2
+.PHONY: $(addprefix compare-seeds-,$(SEEDED) mlp2d)
 
-compare-seeds-1d: data/flip1d.h5 ## conv1d-fast over seeds 1..SEEDS (3)
-	for s in $$(seq 1 $(SEEDS)); do $(TRAIN) conv1d-fast --seed $$s --out conv1d-fast-seed$$s || exit 1; done
+compare-seeds: ## every row's runs of other seeds, two at a time (then make compare)
+	$(MAKE) -j2 $(SEED_RUNS) $(ARENA_RUNS)
+	$(MAKE) compare-seeds-best
 
-compare-seeds-2d: data/flip2d.h5 ## mlp2d-fast over seeds 1..SEEDS (3)
-	for s in $$(seq 1 $(SEEDS)); do $(TRAIN) mlp2d-fast --seed $$s --out mlp2d-fast-seed$$s || exit 1; done
+define seeded_target
+compare-seeds-$(1): $(call seed_runs,$(1),$(2))
+results/$(1)-seed%.json: | data
+	$$(TRAIN) $(1) --seed $$* --out $(1)-seed$$*
+endef
+$(foreach r,$(SEEDED),$(eval $(call seeded_target,$(r),$(SEEDS_5))))
+$(eval $(call seeded_target,mlp2d,1 2))
 
-compare-seeds-faithful-1d: data/flip1d.h5 ## the paper's 1D protocol (conv1d) over seeds 1..5
-	for s in 1 2 3 4 5; do $(TRAIN) conv1d --seed $$s --out conv1d-seed$$s || exit 1; done
+compare-seeds-arena: $(ARENA_RUNS)
+results/arena-seed%.json: | $(READY)
+	$(FLIPNET) arena nim --misere --matches 1000 --seed $* --out $@ --agents $(ARENA_AGENTS)
+
+# the best model's three stages again from seed 1, each from the last, then its evaluation
+compare-seeds-best: results/eval-$(BEST)-seed1-5x5.json
+results/eval-$(BEST)-seed%-5x5.json: | data
+	$(TRAIN) convmem2d-gated12-80 --seed $* --out convmem2d-gated12-80-seed$*
+	$(TRAIN) convmem2d-gated12-80-distil6m --seed $* --init results/convmem2d-gated12-80-seed$*.npz \
+	    --out convmem2d-gated12-80-distil6m-seed$*
+	$(TRAIN) $(BEST) --seed $* --init results/convmem2d-gated12-80-distil6m-seed$*.npz --out $(BEST)-seed$*
+	$(FLIPNET) evaluate results/$(BEST)-seed$*.npz --out $@
 
 clean: ## remove the virtual environment, generated data and results
 	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info

@@ -5,8 +5,10 @@ written by a make target, or an exact fact computed here. A missing file is repo
 missing, with the command that would produce it; nothing is guessed. Every row shows the
 no-learning baseline beside the figure (the majority-class guess on the same test set,
 which each training run records) and says how the figure's configuration was chosen.
-Where a claim names repeated runs (`seeds`), the row gives their median and range, and
-`"judge": "median"` makes the verdict rest on the median rather than one seeded run.
+Where a claim names repeated runs (`seeds`), the row gives the median and range over the
+measured run and those runs, and the verdict comes from all of them by one rule
+(`verdict_over_seeds`): reproduced when the claim's rule holds for every run, not
+reproduced when it holds for none, mixed (k of n) otherwise.
 """
 
 import functools
@@ -19,7 +21,7 @@ from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json
 from flipnet.report.sources import ResultFiles, result_files
 
-REPRODUCED, NOT_REPRODUCED, MISSING = "reproduced", "not reproduced", "not run yet"
+REPRODUCED, NOT_REPRODUCED, MIXED, MISSING = "reproduced", "not reproduced", "mixed", "not run yet"
 RULES = ("at_most", "at_least", "above", "equal", "about", "no_better_than", "faster")
 
 
@@ -123,19 +125,40 @@ def measure(claim, results_dir):
     return read_field(path, spec["field"], spec.get("count", False)), None, path
 
 
-def seed_spread(claim, results_dir):
-    """Median, range, mean and count of the claim's figure over repeated runs."""
+def seed_runs(claim, results_dir):
+    """{"values": the claim's figure over its runs (the measured run first, then each seed
+    run present), "wanted": how many runs its rule asks for, "missing": the seeds not run}
+    ({} for a claim without seeds)."""
     spec = claim.get("seeds")
     if not spec:
         return {}
-    files = result_files(results_dir).glob(spec["files"])
-    values = [read_field(f, spec["field"]) for f in files]
-    if not values:
-        return {"missing": f"no {spec['files']}: run `{spec.get('command', 'make compare-seeds')}`",
-                "recipe": spec["recipe"], "judge": spec.get("judge")}
-    return {"n": len(values), "median": float(np.median(values)), "mean": float(np.mean(values)),
-            "std": float(np.std(values)), "min": float(np.min(values)), "max": float(np.max(values)),
-            "recipe": spec["recipe"], "judge": spec.get("judge")}
+    files, field_ = result_files(results_dir), spec.get("field", claim["measure"]["field"])
+    values, missing = [], []
+    for seed in spec["seeds"]:
+        path = files.path(spec["runs"].format(seed=seed))
+        if path is None:
+            missing.append(seed)
+        else:
+            values.append(read_field(path, field_))
+    return {"values": values, "wanted": len(spec["seeds"]) + 1, "missing": missing,
+            "command": spec["command"]}
+
+
+def spread(values):
+    """Median and range of a figure over runs."""
+    return {"n": len(values), "median": float(np.median(values)), "min": float(np.min(values)),
+            "max": float(np.max(values))}
+
+
+def verdict_over_seeds(rule, values, paper=None, tolerance=0.0, baseline=None):
+    """The verdict a claim's runs give together: the rule holds for every run: reproduced;
+    for none: not reproduced; for some: mixed, with how many. One rule for every row."""
+    holds = [verdict(rule, v, paper, tolerance, baseline) == REPRODUCED for v in values]
+    if all(holds):
+        return REPRODUCED
+    if not any(holds):
+        return NOT_REPRODUCED
+    return f"{MIXED} ({sum(holds)} of {len(holds)} runs)"
 
 
 def _baseline(claim, results_dir):
@@ -163,8 +186,7 @@ def compare(claims, results_dir="results"):
         row = Row(claim)
         row.ours, row.missing, path = measure(claim, files)
         row.shipped = files.is_shipped(path)
-        row.spread = seed_spread(claim, results_dir)
-        row.baseline = _baseline(claim, results_dir)
+        row.baseline = _baseline(claim, files)
         row.selection = _selection(claim)
         versus = None
         if row.ours is not None and "versus" in claim:
@@ -174,16 +196,17 @@ def compare(claims, results_dir="results"):
                 versus = read_field(base_path, base["field"])
             else:
                 row.missing = f"{files.wanted(base['file'])} missing (the run it is set against)"
-        judged = row.ours
-        if row.spread.get("judge") == "median":
-            judged = row.spread.get("median")
-            if judged is None:
-                row.missing = row.missing or row.spread["missing"]
-        if judged is not None and not row.missing:
-            row.verdict = verdict(claim["rule"], judged, claim.get("paper"),
-                                  claim.get("tolerance", 0.0), versus)
-            if "verdicts" in claim:  # a target of flipnet's own rather than a claim
-                row.verdict = claim["verdicts"][row.verdict != REPRODUCED]
+        if row.ours is None or row.missing:
+            rows.append(row)
+            continue
+        runs = seed_runs(claim, files)
+        values = [row.ours, *runs.get("values", [])]
+        row.spread = {**spread(values), "wanted": runs.get("wanted", 1), "missing": runs.get("missing", []),
+                      "command": runs.get("command")} if runs else {}
+        row.verdict = verdict_over_seeds(claim["rule"], values, claim.get("paper"), claim.get("tolerance", 0.0),
+                                         versus)
+        if "verdicts" in claim and not row.verdict.startswith(MIXED):  # a target of flipnet's own
+            row.verdict = claim["verdicts"][row.verdict != REPRODUCED]
         rows.append(row)
     return rows
 
@@ -205,6 +228,12 @@ def load_claims(path):
         if not isinstance(measure_spec, dict) or not ({"file", "field"} <= set(measure_spec)
                                                       or measure_spec.get("computed") in COMPUTED):
             raise FlipnetError(f"{path}: claim {i + 1}'s measure needs file and field, or a known 'computed'")
+        seeds = claim.get("seeds")
+        if seeds is not None and not (isinstance(seeds, dict) and "{seed}" in str(seeds.get("runs"))
+                                      and isinstance(seeds.get("seeds"), list) and seeds["seeds"]
+                                      and all(isinstance(x, int) for x in seeds["seeds"]) and "command" in seeds):
+            raise FlipnetError(f"{path}: claim {i + 1}'s seeds need 'runs' (a file name with {{seed}}), "
+                               f"a list of integer 'seeds' and the 'command' that runs them")
     return claims
 
 
@@ -221,17 +250,19 @@ def show(value, kind):
 
 
 def _ours_text(row):
-    """The figure, and the median and range over seeds where there are repeated runs."""
+    """The figure of the measured run; with seeds, the median and range over every run
+    beside it, and how many of the runs the rule asks for exist."""
     kind = row.claim.get("format")
     text = show(row.ours, kind) + (" (shipped run)" if row.shipped else "")
     s = row.spread
-    if s and "missing" not in s:
-        spread = (f"median {show(s['median'], kind)} over {s['n']} seeds "
-                  f"({show(s['min'], kind)}..{show(s['max'], kind)})")
-        if s.get("judge") == "median":
-            return f"{spread}; {row.claim.get('single', 'one run')}: {text}"
-        return f"{text}; {s['recipe']}: {spread}"
-    return text
+    if not s:
+        return text
+    single = row.claim.get("single", "seed 2016")
+    if s["n"] == 1:
+        return f"{text} ({single}; 1 of {s['wanted']} seeds run)"
+    short = f"; {s['n']} of {s['wanted']} seeds run" if s["n"] < s["wanted"] else ""
+    return (f"median {show(s['median'], kind)} over {s['n']} seeds ({show(s['min'], kind)}.."
+            f"{show(s['max'], kind)}{short}); {single}: {text}")
 
 
 def markdown(rows):
@@ -247,7 +278,8 @@ def markdown(rows):
         if row.missing:
             notes.append(f"- {c['id']}: {row.missing}")
         elif row.spread.get("missing"):
-            notes.append(f"- {c['id']}: {row.spread['missing']}")
+            notes.append(f"- {c['id']}: seeds {', '.join(map(str, row.spread['missing']))} not run yet: "
+                         f"`{row.spread['command']}`")
     lines.append("")
     lines.append("The no-learning baseline is the error of always answering the most common value "
                  "of the training states, on the same test states. Test labels choose nothing: "
