@@ -263,6 +263,8 @@ def _parse_models(sub):
                    "the shipped model bit for bit (its figures beside the shipped ones where not)")
     p.add_argument("--ship", nargs="+", metavar="NAME", help="for maintainers: put these trained runs "
                    "of results/ into data/models/ and the manifest")
+    p.add_argument("--ship-results", nargs="+", metavar="FILE", help="for maintainers: put these results "
+                   "files of results/ (the arena, seeds, timings) into data/results/ and the manifest")
     p.set_defaults(run=cmd_models)
 
 
@@ -716,9 +718,10 @@ def cmd_endgame(args):
 def cmd_models(args):
     from flipnet.nn.evaluation import shipping
 
-    if args.ship:
-        for name in args.ship:
+    if args.ship or args.ship_results:
+        for name in args.ship or []:
             shipping.ship(name)
+        shipping.ship_results(args.ship_results or [])
     elif args.retrained:
         print(shipping.retrain_check(args.retrained))
     elif args.check:

@@ -166,6 +166,23 @@ def _same_agent(name, trained, entry):
     return sha256(trained) == entry["file"]["sha256"]
 
 
+def ship_results(names, results_dir=RESULTS_DIR, log=print):
+    """Put results files that no shipped model owns (the arena, the runs of other seeds,
+    timings) into data/results/, each recorded in the manifest's "results"."""
+    data = manifest()
+    records = {r["path"]: r for r in data.get("results", [])}
+    shipped.RESULTS_SHIPPED.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        source = Path(results_dir) / Path(name).name
+        read_json(source, "results file")  # a missing or broken file: its one-line error
+        shutil.copyfile(source, shipped.RESULTS_SHIPPED / source.name)
+        shown = f"../results/{source.name}"
+        records[shown] = _file_record(shipped.RESULTS_SHIPPED / source.name, shown)
+        log(f"shipped {source}: {records[shown]['bytes']:,} bytes")
+    data["results"] = [records[k] for k in sorted(records)]
+    write_json(shipped.manifest_path(), data)
+
+
 def check_lines():
     """Every shipped file checked against the manifest (a one-line error at the first that
     does not match); a line for each model."""
@@ -177,6 +194,11 @@ def check_lines():
         total += sum(r["bytes"] for r in records)
         lines.append(f"{name}: {len(records)} file{'s' * (len(records) > 1)} as the manifest says "
                      f"({sum(r['bytes'] for r in records):,} bytes)")
+    for record in data.get("results", []):
+        checked(shipped.MODELS_DIR / record["path"], record)
+        total += record["bytes"]
+    if data.get("results"):
+        lines.append(f"{len(data['results'])} more results files as the manifest says")
     lines.append(f"{len(data['models'])} models, {total / 1e6:.2f} MB in all: every sha256 matches")
     return lines
 
