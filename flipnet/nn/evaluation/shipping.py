@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from flipnet.base import shipped
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import RESULTS_DIR, read_json, write_json
-from flipnet.base import shipped
 from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, pack, packed_bytes, sha256,
                                   shipped_file)
 from flipnet.datasets import read_split
@@ -50,7 +50,7 @@ def _file_record(path, shown):
     return {"path": shown, "bytes": Path(path).stat().st_size, "sha256": sha256(path)}
 
 
-def test_slice(states, labels):
+def slice_of_test(states, labels):
     """SLICE positions of a test split, evenly spaced through it (the split lists states in
     order, and small states hold few cells: its first positions are the easiest)."""
     step = max(1, len(states) // SLICE)
@@ -63,7 +63,7 @@ def slice_errors(model_file, data_dir=None):
     model, meta = load(model_file)
     data = Path(meta["config"]["data"])
     split = read_split(Path(data_dir) / data.name if data_dir else data, meta["config"].get("bucket", 0))
-    states, labels = test_slice(*split.test)
+    states, labels = slice_of_test(*split.test)
     return int(np.sum(predictor(model, meta)(states) != labels)), int(len(states))
 
 
