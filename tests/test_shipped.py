@@ -147,8 +147,8 @@ def test_models_lists_each_shipped_model_with_the_figures_of_its_shipped_results
     assert done.returncode == 0, done.stderr
     for name in NETWORKS:
         results = json.loads((shipped.RESULTS_SHIPPED / f"{name}.json").read_text())
-        [line] = [i for i, text in enumerate(done.stdout.splitlines()) if text.startswith(f"{name}")
-                  and "data/models/" in text]
+        [line] = [i for i, text in enumerate(done.stdout.splitlines())
+                  if text.startswith((f"{name}:", f"{name} (also"))]
         assert f"test error {results['test_error']:.2%}" in done.stdout.splitlines()[line + 1]
     for alias, name in shipped.ALIASES.items():
         assert (f"{name} (also '{alias}'):" in done.stdout) == (name in MODELS)
