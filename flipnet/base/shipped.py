@@ -120,13 +120,13 @@ def checked(path, record):
     return path
 
 
-def shipped_file(name, key="file"):
-    """The checked path of a shipped model's file (`key`: its file record)."""
+def shipped_file(name):
+    """The checked path of a shipped model's file."""
     data = manifest()
     entry = data["models"].get(canonical(name))
     if entry is None:
         raise FlipnetError(f"no shipped model named {name!r}: {listing(data)}")
-    return checked(MODELS_DIR / entry[key]["path"], entry[key])
+    return checked(MODELS_DIR / entry["file"]["path"], entry["file"])
 
 
 def looks_like_path(spec):
