@@ -112,8 +112,8 @@ def test_every_measured_row_names_the_runs_its_rule_asks_for():
         if "computed" in c["measure"] or name in ("dp-time", "nim-perceptron"):
             continue  # exact facts, a timing, and a seed chosen on the piles it is scored on
         assert len(c["seeds"]["seeds"]) + 1 == wanted.get(name, 5), name
-        dry = subprocess.run(["make", "-n", "-B", c["seeds"]["command"].split()[-1]], cwd=ROOT,  # whatever results/ holds
-                             capture_output=True, text=True)
+        target = c["seeds"]["command"].split()[-1]  # -B: every command, whatever results/ holds
+        dry = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True)
         assert dry.returncode == 0, dry.stderr
         for seed in c["seeds"]["seeds"]:  # each run of the row, under its seed
             assert f"--seed {seed} " in dry.stdout and c["seeds"]["runs"].format(seed=seed)[:-5] in dry.stdout
