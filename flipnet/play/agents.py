@@ -86,9 +86,8 @@ def _difficulty(arg, paths, game):
 
 
 def _es(arg, paths, game):
-    from flipnet.play.es import ESAgent
-
     from flipnet.base.shipped import resolve
+    from flipnet.play.es import ESAgent
 
     path, _ = resolve(arg or paths.get("es") or "es", suffix=".json")
     return ESAgent.load(path)
