@@ -721,7 +721,8 @@ def cmd_models(args):
     if args.ship or args.ship_results:
         for name in args.ship or []:
             shipping.ship(name)
-        shipping.ship_results(args.ship_results or [])
+        if args.ship_results:
+            shipping.ship_results(args.ship_results)
     elif args.retrained:
         print(shipping.retrain_check(args.retrained))
     elif args.check:
