@@ -127,7 +127,7 @@ def test_a_name_reads_the_run_trained_here_before_the_shipped_one(tmp_path):
     assert "no model named 'nosuchmodel'" in unknown.stderr and "xornet1d" in unknown.stderr
 
 
-def test_a_retrained_file_is_told_equal_or_different(tmp_path):
+def test_a_retrained_file_is_told_equal_or_different(tmp_path, study_data):
     from flipnet.nn.evaluation.shipping import retrain_check
 
     results = tmp_path / "results"
@@ -138,7 +138,7 @@ def test_a_retrained_file_is_told_equal_or_different(tmp_path):
     assert "equals the shipped xornet1d bit for bit" in retrain_check("xornet1d", results)
     arrays["b2"] = arrays["b2"] + np.float32(1e-7)  # one weight a little off
     save_npz(results / "xornet1d.npz", arrays, meta)
-    line = retrain_check("xornet1d", results)
+    line = retrain_check("xornet1d", results, study_data)
     assert "differs from the shipped xornet1d: test error" in line and "errors on the 2000 test positions" in line
 
 

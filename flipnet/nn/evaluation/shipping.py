@@ -233,10 +233,11 @@ def listing_lines():
     return lines
 
 
-def retrain_check(name, results_dir=RESULTS_DIR):
+def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
     """One line: whether the file training wrote (results_dir/NAME.npz packed, or an agent's
     file) is the shipped one bit for bit, by the manifest's sha256; where not, its figures
-    beside the shipped ones."""
+    beside the shipped ones (the slice read from data_dir where given, else where its run
+    read it)."""
     name, data = canonical(name), manifest()
     if name not in data["models"]:
         raise FlipnetError(f"{name} does not ship, so there is nothing to compare it with: "
@@ -253,7 +254,7 @@ def retrain_check(name, results_dir=RESULTS_DIR):
     digest = hashlib.sha256(packed_bytes(trained)).hexdigest()
     if digest == entry["file"]["sha256"]:
         return f"{trained} equals the shipped {name} bit for bit (sha256 {digest[:16]})"
-    new_errors, positions = slice_errors(trained)
+    new_errors, positions = slice_errors(trained, data_dir)
     run = read_json(Path(results_dir) / f"{name}.json", "results file")
     shipped_test = figure_values(entry).get("test error")
     return (f"{trained} differs from the shipped {name}: test error {run['test_error']:.2%} "
