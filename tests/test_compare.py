@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_the_verdict_rule_over_seeds_on_made_up_sets():
 def test_a_row_shows_its_runs_and_takes_the_verdict_of_all_of_them(tmp_path):
     (tmp_path / "mlp2d.json").write_text(json.dumps({"test_error": 0.0950, "baseline_test_error": 0.728}))
     one = claim(seeds=SEEDS, majority={"file": "mlp2d.json"}, single="seed 2016 (make train-2d)",
-                selection="the script's protocol")
+                why="the script's protocol")
     [row] = compare.compare([one], tmp_path)  # the seed-2016 run alone: judged, and said so
     assert row.verdict == compare.REPRODUCED
     table = compare.markdown([row])
@@ -124,10 +125,27 @@ def test_a_speed_is_faster_or_slower_with_its_ratio():
     assert compare.verdict("faster", 22.0, 11.0) == "slower (2.0x)"
 
 
-def test_selection_text_shows_a_computed_figure(monkeypatch):
+def test_how_chosen_is_written_from_the_run_and_shows_a_computed_figure(tmp_path, monkeypatch):
+    from flipnet.report.chosen import how_chosen
+    from flipnet.report.sources import ResultFiles
+
+    run = {"recipe": "mlp2d-fast", "config": {}, "paper_protocol": False, "overrides": {"seed": 3},
+           "seed": 3, "best_epoch": 45, "epochs_run": 50}
+    (tmp_path / "mlp2d-fast-seed3.json").write_text(json.dumps(run))
+    files = ResultFiles(tmp_path)
+    one = claim(measure={"file": "mlp2d-fast-seed3.json", "field": "test_error"}, why="kept on validation")
+    assert how_chosen(one, files) == "recipe mlp2d-fast, seed 3, epoch 45/50 by validation; kept on validation"
+    run.update(paper_protocol=True, best_epoch=12, overrides={"lr": 0.1})  # the cell follows the run
+    (tmp_path / "mlp2d-fast-seed3.json").write_text(json.dumps(run))
+    assert how_chosen(one, files).startswith("the paper's protocol (lr changed), seed 3, epoch 12/50 by")
+    evaluated = {**one, "measure": {"file": "eval.json", "field": "parts.test.error"}, "run": "mlp2d-fast-seed3.json"}
+    assert how_chosen(evaluated, files).startswith("the paper's protocol")  # read from its training run
     monkeypatch.setitem(compare.COMPUTED, "es_hand_set_vs_random", lambda: 0.99)
-    assert compare._selection({"selection": "hand-set weights win {es_hand_set_vs_random}"}) == \
-        "hand-set weights win 99.00%"
+    arena = claim(measure={"file": "arena.json", "field": "win_rate.es.random"}, why="hand-set: {es_hand_set_vs_random}")
+    (tmp_path / "arena.json").write_text(json.dumps({"win_rate": {}, "matches": 1000, "seed": 0}))
+    assert compare._selection(arena, files) == "1,000 matches per pair, seed 0; hand-set: 99.00%"
+    assert compare._selection(claim(measure={"computed": "gridnim4_winning"}), files) == "computed exactly on the spot"
+    assert compare._selection(claim(why="a reason"), ResultFiles(tmp_path / "none")) == "a reason"  # not run yet
 
 
 def test_hand_set_es_weights_play_the_misere_strategy():
@@ -151,7 +169,8 @@ def test_the_paper_claims_file_is_complete():
     assert {"conv1d", "fc1d", "mlp2d", "logreg2d", "convmlp2d", "gridnim-winning", "gridnim-losing",
             "gridnim-full", "dp-time", "nim-perceptron", "nimsum-vs-random", "es-vs-random"} <= ids
     for c in claims:
-        assert c["source"] and c["rule"] in compare.RULES and c["selection"]
+        assert c["source"] and c["rule"] in compare.RULES and "selection" not in c  # generated, not typed
+        assert not re.search(r"\d[.,]?\d*%", c.get("why", "")), c["id"]  # no figure of flipnet's
 
 
 def test_gridnim_facts_are_computed_exactly():
@@ -259,8 +278,12 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
 
 
 def test_every_how_chosen_cell_of_the_claims_is_short():
+    from flipnet.base import shipped
+    from flipnet.report.sources import ResultFiles
+
+    files = ResultFiles(ROOT / "results", shipped.RESULTS_SHIPPED)
     for claim in compare.load_claims(ROOT / "data" / "paper.json"):
-        assert len(compare._selection(claim)) <= 120, claim["id"]
+        assert len(compare._selection(claim, files)) <= 120, claim["id"]
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

@@ -19,6 +19,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json
+from flipnet.report.chosen import how_chosen
 from flipnet.report.sources import ResultFiles, result_files
 
 REPRODUCED, NOT_REPRODUCED, MIXED, MISSING = "reproduced", "not reproduced", "mixed", "not run yet"
@@ -172,10 +173,9 @@ def _baseline(claim, results_dir):
     return value if isinstance(value, (int, float)) else None  # runs from before it was recorded
 
 
-def _selection(claim):
-    text = claim.get("selection", "")
-    names = [name for name in COMPUTED if "{" + name + "}" in text]
-    return text.format(**{name: show(COMPUTED[name](), "percent") for name in names}) if names else text
+def _selection(claim, files):
+    shown = {name: (lambda fn=fn: show(fn(), "percent")) for name, fn in COMPUTED.items()}
+    return how_chosen(claim, files, shown)
 
 
 def compare(claims, results_dir="results"):
@@ -187,7 +187,7 @@ def compare(claims, results_dir="results"):
         row.ours, row.missing, path = measure(claim, files)
         row.shipped = files.is_shipped(path)
         row.baseline = _baseline(claim, files)
-        row.selection = _selection(claim)
+        row.selection = _selection(claim, files)
         versus = None
         if row.ours is not None and "versus" in claim:
             base = claim["versus"]
