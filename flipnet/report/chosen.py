@@ -34,17 +34,23 @@ def facts(record):
     return ""
 
 
-def how_chosen(claim, files, computed=None):
-    """The cell: the facts of the run behind the claim's figure (its `run` file where the
-    figure is read from an evaluation, else its `measure` file), then the claim's `why`,
-    whose {names} are figures computed on the spot (`computed`: name -> a function giving
-    the text)."""
+def run_of(claim, files):
+    """The results record behind a claim's figure: its `run` file where the figure is read
+    from an evaluation, else its `measure` file (None: computed, or not run yet)."""
     name = claim.get("run", claim["measure"].get("file"))
-    if name is None:
-        generated = "computed exactly on the spot"
-    else:  # a missing run: its row says so, the cell gives the reason only
-        path = files.path(name)
-        generated = facts(read_json(path, "results file")) if path is not None else ""
+    path = files.path(name) if name else None
+    return read_json(path, "results file") if path is not None else None
+
+
+def how_chosen(claim, files, computed=None):
+    """The cell: the facts of the run behind the claim's figure, then the claim's `why`,
+    whose {names} are figures computed on the spot (`computed`: name -> a function giving
+    the text). A claim not run yet: its row says so, the cell gives the reason only."""
+    record = run_of(claim, files)
+    if record is not None:
+        generated = facts(record)
+    else:
+        generated = "computed exactly on the spot" if "computed" in claim["measure"] else ""
     why = claim.get("why", "")
     if computed:
         why = why.format(**{key: computed[key]() for key in computed if "{" + key + "}" in why})

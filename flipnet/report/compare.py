@@ -19,7 +19,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import read_json
-from flipnet.report.chosen import how_chosen
+from flipnet.report.chosen import how_chosen, run_of
 from flipnet.report.sources import ResultFiles, result_files
 
 REPRODUCED, NOT_REPRODUCED, MIXED, MISSING = "reproduced", "not reproduced", "mixed", "not run yet"
@@ -113,6 +113,7 @@ class Row:
     spread: dict = field(default_factory=dict)
     selection: str = ""
     shipped: bool = False  # the figure was read from a shipped run (data/results/), not one trained here
+    seed: object = None  # the seed of the run shown
 
 
 def measure(claim, results_dir):
@@ -188,6 +189,7 @@ def compare(claims, results_dir="results"):
         row.shipped = files.is_shipped(path)
         row.baseline = _baseline(claim, files)
         row.selection = _selection(claim, files)
+        row.seed = (run_of(claim, files) or {}).get("seed")
         versus = None
         if row.ours is not None and "versus" in claim:
             base = claim["versus"]
@@ -257,12 +259,12 @@ def _ours_text(row):
     s = row.spread
     if not s:
         return text
-    single = row.claim.get("single", "seed 2016")
     if s["n"] == 1:
-        return f"{text} ({single}; 1 of {s['wanted']} seeds run)"
+        return f"{text}; 1 of {s['wanted']} seeds run"
     short = f"; {s['n']} of {s['wanted']} seeds run" if s["n"] < s["wanted"] else ""
+    shown = "" if row.seed is None else f"seed {row.seed}: "
     return (f"median {show(s['median'], kind)} over {s['n']} seeds ({show(s['min'], kind)}.."
-            f"{show(s['max'], kind)}{short}); {single}: {text}")
+            f"{show(s['max'], kind)}{short}); {shown}{text}")
 
 
 def markdown(rows):
