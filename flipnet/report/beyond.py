@@ -15,15 +15,11 @@ BEST = "convmem2d-gated12-80-distil6m-r2"
 # the models of record, each with its 1-ply row (the steps between convmem2d and the best
 # model are in docs/findings.md)
 MODELS = (
-    ("lookup2d", "no learning: shape values read from training labels; an unseen shape gets "
-                 "its size's most common value"),
+    ("lookup2d", "no learning: shape values read from training labels, else the size's most common value"),
     ("xormem2d", "a network on the cells of a 5x5 frame, and a memory of the training shapes"),
     ("featmem2d", "size-free: a network on shape descriptions, and the same memory"),
-    ("xormem2d+featmem2d", "the two networks' shape distributions multiplied (geometric mean)"),
-    ("convmem2d", "size-free: the lookup table, and a masked convolution over a shape's cells "
-                  "(trained on the table) for the shapes it lacks"),
-    (BEST, "the best model (make train-2d-best): convmem2d, 12 gated layers, 80 epochs "
-           "on two processes, then two rounds taught its own one ply of random boards' shapes"),
+    ("convmem2d", "size-free: the lookup table, and a masked convolution for the shapes it lacks"),
+    (BEST, "convmem2d, 12 gated layers, then taught its own one ply on random boards' shapes"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
@@ -65,9 +61,6 @@ def _row(files, model, one_ply):
               f"{epochs} by validation ({_pct(valid)})" if run else "-")
     if "valid_shape_error" in run:  # chosen on the validation shapes the table lacks
         chosen = f"{epochs} by new validation shapes ({_pct(run['valid_shape_error'])})"
-    if "+" in model:  # an ensemble: no run of its own
-        valid = (small or {}).get("parts", {}).get("valid", {}).get("error")
-        chosen = f"the runs above; the rule chosen on validation ({_pct(valid)})"
     rule = " of most likely values" if (small or {}).get("lookahead") == "hard" else ""
     name = f"`{model}`" + (f" + 1-ply mex{rule}" if one_ply else "") + (
         " (shipped run)" if files.is_shipped(trained) else "")
@@ -105,22 +98,16 @@ def markdown(results_dir="results"):
     if not seen:
         return ""
     header = ["### Beyond the paper: shapes and boards never seen in training", "",
-              "A shape is seen when the training labels fix its value; a new one is drawn when the",
-              "model met it on random boards it valued itself (its own one ply, no label).", "",
+              "A shape is *seen* when the training labels fix its value, *drawn* when the model met it",
+              "on random boards it labelled itself (its own one ply).", "",
               "| model | 5x5 test | known shapes | new, never drawn | new, drawn only | 6x6, d=0.5 | "
               "7x7, d=0.5 | how chosen |",
               "|---|---|---|---|---|---|---|---|"]
     legend = [
         "",
-        "Test positions by their shapes (share of the test set): every shape seen; one shape never",
-        "seen nor drawn; new shapes, all drawn. Hand-coded in every row: the split into connected",
-        "components, their canonical form under the 8 symmetries and the XOR of their values",
-        "(Sprague-Grundy); learnt: the value of each shape. 6x6 and 7x7: random boards, each cell",
-        "full with probability 0.5 (`make data-large`), never trained on; after a semicolon, the",
-        "error on positions whose components all fit a 5x5 box / on those holding a larger shape",
-        "(their share). The 1-ply rows value the shapes absent from training by the mex of the",
-        "model's own values of their children; no exact value is",
-        "read at prediction time. `-`: the model cannot read the board, or `make beyond` has not run.",
+        "Shares of the test set in brackets. 6x6 and 7x7: random boards (`make data-large`), never",
+        "trained on. 1-ply rows: the mex of the model's own values of the children, on unseen shapes.",
+        "No exact value is read at prediction time; docs/findings.md has the rest.",
         "",
         *(f"- `{m}`: {text}" for m, text in MODELS)]
     return "\n".join(header + rows + legend) + "\n"
