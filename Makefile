@@ -26,10 +26,11 @@ $(READY): setup.cfg pyproject.toml
 
 venv: $(READY) ## create .venv and install flipnet with its test tools
 
-# The suite on two processes, a test file each (pytest-xdist): a file's shared fixtures (the
-# bad-input corpus, the trained convmem2d) are made once. TEST_WORKERS=0: one process.
+# The suite on two processes, a test file each (pytest-xdist), the longest files first
+# (tests/conftest.py): a file's shared fixtures (the bad-input corpus, the trained
+# convmem2d) are made once. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
-PYTEST = FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST = FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: $(READY) ## the whole test suite (what CI runs)
 	$(PYTEST)

@@ -104,8 +104,11 @@ def interrupt_epochs_at(monkeypatch, call):
 
 
 # The files that take longest on a cold Numba cache (each compiles graphs no other file
-# does), handed out first: the two processes of `make test` then end at about the same time.
-LONGEST_FIRST = ("test_recipe_pins_convmem.py", "test_convmem.py", "test_recipe_pins_xor.py")
+# does), handed out first, longest first (`make test` keeps this order with
+# --no-loadscope-reorder): the two processes then end at about the same time.
+LONGEST_FIRST = ("test_convmem.py", "test_recipe_pins_convmem.py", "test_recipe_pins_xor.py",
+                 "test_recipe_pins_best.py", "test_bad_input.py", "test_train.py", "test_recipe_pins_paper.py",
+                 "test_parallel.py", "test_shipped.py", "test_xornet.py", "test_cram.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -535,18 +535,23 @@ def test_predict_shows_the_prediction_alone_when_the_true_value_is_out_of_reach(
     assert time.perf_counter() - start < 60
 
 
-def test_the_network_sizes_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):
+def test_the_network_sizes_and_gates_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):
+    """One run of a network of other sizes, with residual gates: its sizes are kept in the
+    model, its gates trained open, and a resume with other sizes refused."""
     from flipnet.nn.components.convmem import ConvMemory
 
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
-              "--results-dir", tmp_path / "r", "--layers", 1, "--hidden", 7]
+              "--results-dir", tmp_path / "r", "--layers", 2, "--hidden", 7, "--residual-gates"]
     done = run([*common, "--channels", 5, "--epochs", 1], tmp_path)
     assert done.returncode == 0, done.stderr
     model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
-    assert meta["architecture"] == {"channels": 5, "layers": 1, "hidden": 7, "n_classes": 16}
-    c, pooled = 5, 3 * 5 + 1  # conv_in, one residual layer, hidden, out: weights and biases
-    expected = (9 * c + c) + (9 * c * c + c) + (pooled * 7 + 7) + (7 * 16 + 16)
+    assert meta["architecture"] == {"channels": 5, "layers": 2, "hidden": 7, "n_classes": 16,
+                                    "residual_gates": True}
+    assert meta["config"]["residual_gates"] and model.network.residual_gates
+    assert all(model.network.get_values()[f"conv{k}_gate"] != 0 for k in range(2))  # opened
+    c, pooled = 5, 3 * 5 + 1  # conv_in, two gated residual layers, hidden, out
+    expected = (9 * c + c) + 2 * (9 * c * c + c + 1) + (pooled * 7 + 7) + (7 * 16 + 16)
     assert model.network.n_parameters() == expected
     assert json.loads((tmp_path / "r" / "convmem2d.json").read_text())["parameters"] == expected
     again = run([*common, "--channels", 6, "--epochs", 2, "--resume"], tmp_path)
@@ -632,20 +637,6 @@ def test_a_shape_that_fills_its_frame_reads_as_in_a_larger_one_with_negative_act
     for side in (4, 5):
         assert np.allclose(logits_function(net, side)(render_cells(square, side)), in_own, atol=1e-5)
     assert np.allclose(in_own[0], direct_logits(net, render_cells(square, 3)[0]), atol=1e-4)
-
-
-def test_a_gated_run_is_kept_and_its_gates_trained(tmp_path):
-    from flipnet.nn.components.convmem import ConvMemory
-
-    write_sparse_4x4(tmp_path / "sparse.h5")
-    done = run(["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
-                "--results-dir", tmp_path / "r", "--channels", 4, "--layers", 2, "--hidden", 8,
-                "--epochs", 1, "--residual-gates"], tmp_path)
-    assert done.returncode == 0, done.stderr
-    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
-    assert meta["architecture"]["residual_gates"] and meta["config"]["residual_gates"]
-    assert model.network.residual_gates
-    assert all(model.network.get_values()[f"conv{k}_gate"] != 0 for k in range(2))  # opened
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""The models of record pinned (recipe_pins.py): the masked-convolution models, from convmem2d to the best model's chain."""
+"""The models of record pinned (recipe_pins.py): the masked-convolution models on one core, from convmem2d
+to the distillation of convmem2d-gated12."""
 
 import pytest
 from recipe_pins import CONVMEM, check_pins, make_slices

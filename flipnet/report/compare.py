@@ -283,9 +283,8 @@ def markdown(rows):
             notes.append(f"- {c['id']}: seeds {', '.join(map(str, row.spread['missing']))} not run yet: "
                          f"`{row.spread['command']}`")
     lines.append("")
-    lines.append("The no-learning baseline is the error of always answering the most common value "
-                 "of the training states, on the same test states. Test labels choose nothing: "
-                 "epochs are chosen on validation, recipes and seeds as the last column says.")
+    lines.append("No-learning baseline: always the training states' most common value, on the same test states.")
+    lines.append("Test labels choose nothing: epochs are chosen on validation, the rest as the last column says.")
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
