@@ -66,3 +66,19 @@ def test_every_relative_link_resolves(doc):
 def test_the_findings_and_results_are_read_in_minutes(name):
     """What the research established and how each figure was chosen, not a log of runs."""
     assert len((ROOT / "docs" / name).read_text().splitlines()) <= 300
+
+
+def test_the_readme_is_read_in_a_minute():
+    """At most 150 lines and 12 KB; short lines outside tables and short table cells; the
+    two set-up commands and the main job near the top."""
+    text = (ROOT / "README.md").read_text()
+    lines = text.splitlines()
+    assert len(lines) <= 150 and len(text.encode()) <= 12 * 1024, (len(lines), len(text.encode()))
+    for line in lines:
+        if line.startswith("|"):
+            cells = line.strip("|").split(" | ")
+            assert all(len(cell.strip()) <= 120 for cell in cells), line
+        else:
+            assert len(line) <= 200, line
+    top = "\n".join(lines[:30])
+    assert "make data" in top and "make test" in top and "flipnet predict" in top
