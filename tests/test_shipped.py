@@ -184,5 +184,5 @@ def test_compare_reads_a_shipped_run_where_none_was_trained_here_and_says_so(tmp
     claims = compare.load_claims(ROOT / "data" / "paper.json")
     rows = compare.compare(claims, ResultFiles(tmp_path, shipped.RESULTS_SHIPPED))
     from_shipped = [row for row in rows if row.shipped]
-    assert from_shipped and all("(shipped run)" in compare._ours_text(row) for row in from_shipped)
+    assert from_shipped and all("(shipped)" in compare._ours_text(row) for row in from_shipped)
     assert not any(row.shipped for row in compare.compare(claims, tmp_path))

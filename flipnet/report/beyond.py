@@ -9,6 +9,8 @@ labels, no learning. A figure that is missing is shown as `-`; a model with no e
 at all is named below the table, with the command that makes them.
 """
 
+import textwrap
+
 from flipnet.base.files import read_json
 from flipnet.report.sources import result_files
 
@@ -16,11 +18,11 @@ BEST = "convmem2d-gated12-80-distil6m-r2"
 # the models of record, each with its 1-ply row (the steps between convmem2d and the best
 # model are in docs/findings.md)
 MODELS = (
-    ("lookup2d", "no learning: shape values read from training labels, else the size's most common value"),
-    ("xormem2d", "a network on the cells of a 5x5 frame, and a memory of the training shapes"),
-    ("featmem2d", "size-free: a network on shape descriptions, and the same memory"),
-    ("convmem2d", "size-free: the lookup table, and a masked convolution for the shapes it lacks"),
-    (BEST, "convmem2d, 12 gated layers, then taught its own one ply on random boards' shapes"),
+    ("lookup2d", "training labels' shape values, else the size's commonest value"),
+    ("xormem2d", "a network on a 5x5 frame's cells + a memory of training shapes"),
+    ("featmem2d", "size-free, on shape descriptions + the memory"),
+    ("convmem2d", "size-free, the lookup table + a masked convolution for the rest"),
+    (BEST, "convmem2d with 12 gated layers, taught its own one ply on random boards' shapes"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"
@@ -64,7 +66,7 @@ def _row(files, model, one_ply):
         chosen = f"{epochs} by new validation shapes ({_pct(run['valid_shape_error'])})"
     rule = " of most likely values" if (small or {}).get("lookahead") == "hard" else ""
     name = f"`{model}`" + (f" + 1-ply mex{rule}" if one_ply else "") + (
-        " (shipped run)" if files.is_shipped(trained) else "")
+        " (shipped)" if files.is_shipped(trained) else "")
     return (f"| {name} | {_pct(test.get('error'))} | {_pct(test.get('error_known_shapes'))} | "
             f"{_never_drawn(test)} | {_drawn(test)} | {large[0]} | {large[1]} | {chosen} |"), evaluated
 
@@ -112,6 +114,5 @@ def markdown(results_dir="results"):
         "trained on. 1-ply rows: the mex of the model's own values of the children, on unseen shapes.",
         "No exact value is read at prediction time; docs/findings.md has the rest.",
         *([f"Not evaluated here yet (`make beyond`): {', '.join(missing)}."] if missing else []),
-        "",
-        *(f"- `{m}`: {text}" for m, text in MODELS)]
+        *textwrap.wrap("Models: " + "; ".join(f"`{m}`, {text}" for m, text in MODELS) + ".", 95)]
     return "\n".join(header + rows + legend) + "\n"

@@ -255,7 +255,7 @@ def _ours_text(row):
     """The figure of the measured run; with seeds, the median and range over every run
     beside it, and how many of the runs the rule asks for exist."""
     kind = row.claim.get("format")
-    text = show(row.ours, kind) + (" (shipped run)" if row.shipped else "")
+    text = show(row.ours, kind) + (" (shipped)" if row.shipped else "")
     s = row.spread
     if not s:
         return text
