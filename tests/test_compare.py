@@ -126,7 +126,7 @@ def test_a_speed_is_faster_or_slower_with_its_ratio():
 
 
 def test_how_chosen_is_written_from_the_run_and_shows_a_computed_figure(tmp_path, monkeypatch):
-    from flipnet.report.chosen import how_chosen
+    from flipnet.report.chosen import how_chosen, run_of
     from flipnet.report.sources import ResultFiles
 
     run = {"recipe": "mlp2d-fast", "config": {}, "paper_protocol": False, "overrides": {"seed": 3},
@@ -134,18 +134,20 @@ def test_how_chosen_is_written_from_the_run_and_shows_a_computed_figure(tmp_path
     (tmp_path / "mlp2d-fast-seed3.json").write_text(json.dumps(run))
     files = ResultFiles(tmp_path)
     one = claim(measure={"file": "mlp2d-fast-seed3.json", "field": "test_error"}, why="kept on validation")
-    assert how_chosen(one, files) == "recipe mlp2d-fast, seed 3, epoch 45/50 by validation; kept on validation"
+    assert how_chosen(one, run_of(one, files)) == \
+        "recipe mlp2d-fast, seed 3, epoch 45/50 by validation; kept on validation"
     run.update(paper_protocol=True, best_epoch=12, overrides={"lr": 0.1})  # the cell follows the run
     (tmp_path / "mlp2d-fast-seed3.json").write_text(json.dumps(run))
-    assert how_chosen(one, files).startswith("the paper's protocol (lr changed), seed 3, epoch 12/50 by")
+    assert how_chosen(one, run_of(one, files)).startswith("the paper's protocol (lr changed), seed 3, epoch 12/50 by")
     evaluated = {**one, "measure": {"file": "eval.json", "field": "parts.test.error"}, "run": "mlp2d-fast-seed3.json"}
-    assert how_chosen(evaluated, files).startswith("the paper's protocol")  # read from its training run
+    assert how_chosen(evaluated, run_of(evaluated, files)).startswith("the paper's protocol")  # its training run
     monkeypatch.setitem(compare.COMPUTED, "es_hand_set_vs_random", lambda: 0.99)
     arena = claim(measure={"file": "arena.json", "field": "win_rate.es.random"}, why="hand-set: {es_hand_set_vs_random}")
     (tmp_path / "arena.json").write_text(json.dumps({"win_rate": {}, "matches": 1000, "seed": 0}))
-    assert compare._selection(arena, files) == "1,000 matches per pair, seed 0; hand-set: 99.00%"
-    assert compare._selection(claim(measure={"computed": "gridnim4_winning"}), files) == "computed exactly on the spot"
-    assert compare._selection(claim(why="a reason"), ResultFiles(tmp_path / "none")) == "a reason"  # not run yet
+    assert compare._selection(arena, run_of(arena, files)) == "1,000 matches per pair, seed 0; hand-set: 99.00%"
+    computed = claim(measure={"computed": "gridnim4_winning"})
+    assert compare._selection(computed, run_of(computed, files)) == "computed exactly on the spot"
+    assert compare._selection(claim(why="a reason"), None) == "a reason"  # not run yet
 
 
 def test_hand_set_es_weights_play_the_misere_strategy():
@@ -273,11 +275,12 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
 
 def test_every_how_chosen_cell_of_the_claims_is_short():
     from flipnet.base import shipped
+    from flipnet.report.chosen import run_of
     from flipnet.report.sources import ResultFiles
 
     files = ResultFiles(ROOT / "results", shipped.RESULTS_SHIPPED)
     for claim in compare.load_claims(ROOT / "data" / "paper.json"):
-        assert len(compare._selection(claim, files)) <= 120, claim["id"]
+        assert len(compare._selection(claim, run_of(claim, files))) <= 120, claim["id"]
 
 
 def test_class_balance_reads_the_tables_and_passes_over_a_sample(tmp_path):

@@ -42,11 +42,11 @@ def run_of(claim, files):
     return read_json(path, "results file") if path is not None else None
 
 
-def how_chosen(claim, files, computed=None):
-    """The cell: the facts of the run behind the claim's figure, then the claim's `why`,
-    whose {names} are figures computed on the spot (`computed`: name -> a function giving
-    the text). A claim not run yet: its row says so, the cell gives the reason only."""
-    record = run_of(claim, files)
+def how_chosen(claim, record, computed=None):
+    """The cell: the facts of `record`, the run behind the claim's figure (`run_of`), then
+    the claim's `why`, whose {names} are figures computed on the spot (`computed`: name -> a
+    function giving the text). A claim not run yet: its row says so, the cell gives the
+    reason only."""
     if record is not None:
         generated = facts(record)
     else:

@@ -174,9 +174,9 @@ def _baseline(claim, results_dir):
     return value if isinstance(value, (int, float)) else None  # runs from before it was recorded
 
 
-def _selection(claim, files):
+def _selection(claim, record):
     shown = {name: (lambda fn=fn: show(fn(), "percent")) for name, fn in COMPUTED.items()}
-    return how_chosen(claim, files, shown)
+    return how_chosen(claim, record, shown)
 
 
 def compare(claims, results_dir="results"):
@@ -188,8 +188,9 @@ def compare(claims, results_dir="results"):
         row.ours, row.missing, path = measure(claim, files)
         row.shipped = files.is_shipped(path)
         row.baseline = _baseline(claim, files)
-        row.selection = _selection(claim, files)
-        row.seed = (run_of(claim, files) or {}).get("seed")
+        record = run_of(claim, files)  # the run behind the figure: how it was chosen, its seed
+        row.selection = _selection(claim, record)
+        row.seed = (record or {}).get("seed")
         versus = None
         if row.ours is not None and "versus" in claim:
             base = claim["versus"]
