@@ -266,7 +266,7 @@ CASES = [
     ("compare-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f",
                            "--no-shipped"], "cannot write c.md: File too large", {"file_size": 16}),
     ("compare-shipped-disk-full", ["compare", "--claims", F + "/claims.json", "--out", "c.md", "--figures", "f"],
-     "cannot write f/learning-curves.png: File too large", {"file_size": 16}),
+     "cannot write f/error-by-size.png: File too large", {"file_size": 16}),
     ("bench-section", ["bench", "--only", "nosuch"], "unknown bench sections ['nosuch']"),
     ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
     # numbers at the edges: huge, tiny, negative; flags that would be ignored
