@@ -32,8 +32,8 @@ venv: $(READY) ## create .venv and install flipnet with its test tools
 TEST_WORKERS ?= 2
 PYTEST = FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-test: $(READY) ## the whole test suite (what CI runs)
-	$(PYTEST)
+test: $(READY) ## the whole test suite (what CI runs), with its slowest tests
+	$(PYTEST) --durations=15
 
 test-quick: $(READY) ## the tests not marked slow: a quick loop while editing
 	$(PYTEST) -m "not slow"
