@@ -218,8 +218,8 @@ readme: $(READY) ## make compare, and rewrite the README's table and figures
 # two runs at a time on the two cores.
 SEEDS_5 := 1 2 3 4
 SEEDS_3 := 1 2
-SEEDED_5 := conv1d-fast xornet1d logreg2d
-SEEDED_3 := conv1d fc1d convmlp2d mlp2d-fast mlp2d
+SEEDED_5 := conv1d fc1d conv1d-fast xornet1d mlp2d-fast logreg2d convmlp2d
+SEEDED_3 := mlp2d
 seed_runs = $(foreach s,$(2),results/$(1)-seed$(s).json)
 SEED_RUNS := $(foreach r,$(SEEDED_5),$(call seed_runs,$(r),$(SEEDS_5))) \
     $(foreach r,$(SEEDED_3),$(call seed_runs,$(r),$(SEEDS_3)))

@@ -83,7 +83,7 @@ def test_a_row_shows_its_runs_and_takes_the_verdict_of_all_of_them(tmp_path):
     table = compare.markdown([row])
     assert ("| 2D MLP | below 10% | 9.50%; 1 of 5 seeds run | 72.80% "
             "| reproduced | the script's protocol |") in table
-    assert "- mlp2d: seeds 1, 2, 3, 4 not run yet: `make compare-seeds-mlp2d`" in table
+    assert "- seeds to run (`make compare-seeds-ID`): mlp2d 1, 2, 3, 4\n" in table
     for seed, error in ((1, 0.09), (2, 0.11), (3, 0.10), (4, 0.105)):
         (tmp_path / f"mlp2d-seed{seed}.json").write_text(json.dumps({"test_error": error}))
     [row] = compare.compare([one], tmp_path)
@@ -93,6 +93,9 @@ def test_a_row_shows_its_runs_and_takes_the_verdict_of_all_of_them(tmp_path):
             "| mixed (3 of 5 runs) |") in compare.markdown([row])
     (tmp_path / "mlp2d-seed4.json").unlink()
     assert "over 4 seeds (9.00%..11.00%; 4 of 5 seeds run)" in compare.markdown(compare.compare([one], tmp_path))
+    other = claim(seeds={**SEEDS, "command": "make compare-seeds-best"}, majority={"file": "mlp2d.json"})
+    assert "- seeds to run (`make compare-seeds-ID`): mlp2d 4 (`make compare-seeds-best`)\n" in \
+        compare.markdown(compare.compare([other], tmp_path))
 
 
 def test_a_target_of_flipnets_own_keeps_mixed_as_mixed(tmp_path):

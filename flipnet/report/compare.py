@@ -272,7 +272,7 @@ def markdown(rows):
     """The comparison as a Markdown table plus notes on what is missing."""
     lines = ["| claim | paper | flipnet | no-learning baseline | verdict | how the figure was chosen |",
              "|---|---|---|---|---|---|"]
-    notes = []
+    notes, to_run = [], []
     for row in rows:
         c = row.claim
         lines.append(f"| {c['claim']} | {c.get('paper_text', show(c.get('paper'), c.get('format')))} "
@@ -281,12 +281,20 @@ def markdown(rows):
         if row.missing:
             notes.append(f"- {c['id']}: {row.missing}")
         elif row.spread.get("missing"):
-            notes.append(f"- {c['id']}: seeds {', '.join(map(str, row.spread['missing']))} not run yet: "
-                         f"`{row.spread['command']}`")
+            to_run.append(_seeds_to_run(c["id"], row.spread))
     lines.append("")
     lines.append("No-learning baseline: always the training states' most common value, on the same test states.")
     lines.append("Test labels choose nothing: epochs are chosen on validation, the rest as the last column says.")
+    if to_run:
+        notes.insert(0, f"- seeds to run (`make compare-seeds-ID`): {'; '.join(to_run)}")
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+
+
+def _seeds_to_run(claim_id, spread):
+    """'ID 1, 2' for the notes, with the command when it is not compare-seeds-ID."""
+    command = spread["command"]
+    named = "" if command == f"make compare-seeds-{claim_id}" else f" (`{command}`)"
+    return f"{claim_id} {', '.join(map(str, spread['missing']))}{named}"
 
 
 def text_table(rows):
