@@ -4,8 +4,8 @@ from functools import lru_cache
 import pytest
 
 os.environ["FLIPNET_PROGRESS"] = "0"
-# Numba's LLVM at -O1, for the suite and the commands it runs: a cold compile of a training
-# graph takes a quarter less time, and every pinned digest is the same as at the default -O3.
+# Numba's LLVM at -O1, for the suite and the commands it runs: a cold compile of convmem2d's
+# training graph takes 80 s against 106 s at the default -O3, and every pinned digest is the same.
 os.environ.setdefault("NUMBA_OPT", "1")
 
 
