@@ -421,6 +421,7 @@ def outcomes(files, tmp_path_factory):
     return results
 
 
+@pytest.mark.slow
 def test_a_forked_command_answers_as_a_fresh_one(outcomes):
     """The server's forked runs give the status, the error line and the files of the real
     command in a new interpreter."""

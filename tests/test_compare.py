@@ -319,6 +319,7 @@ def test_the_findings_figures_are_drawn_from_their_results(tmp_path):
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
 
 
+@pytest.mark.slow
 def test_the_readme_blocks_are_what_make_readme_writes_from_the_shipped_results(tmp_path, monkeypatch):
     """`make readme` on a fresh clone (no results/ of its own) writes the README as it is:
     every figure of its tables comes from a results file that ships."""

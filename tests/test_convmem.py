@@ -93,6 +93,7 @@ def test_the_network_is_the_masked_convolution_written_out(kind, py_mode):
         assert np.allclose(row, expected, atol=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_shape_reads_the_same_in_any_frame_and_anywhere_in_it(kind, py_mode):
     net = small_net(3, kind)
@@ -327,6 +328,7 @@ def test_ctrl_c_keeps_the_last_epoch_and_resume_finishes_the_same_run(tmp_path):
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in b)
 
 
+@pytest.mark.slow
 def test_bad_datasets_and_files_get_one_line(tmp_path):
     from conftest import write_tiny_dataset
 
@@ -535,6 +537,7 @@ def test_predict_shows_the_prediction_alone_when_the_true_value_is_out_of_reach(
     assert time.perf_counter() - start < 60
 
 
+@pytest.mark.slow
 def test_the_network_sizes_and_gates_are_settings_kept_in_the_model_and_checked_on_resume(tmp_path):
     """One run of a network of other sizes, with residual gates: its sizes are kept in the
     model, its gates trained open, and a resume with other sizes refused."""
@@ -594,6 +597,7 @@ def write_small_convmem(path):
     return path
 
 
+@pytest.mark.slow
 def test_gated_residual_layers_start_as_the_shallow_network_and_learn_their_gates(py_mode):
     gated, shallow = MaskedConvNet(6, layers=3, residual_gates=True), MaskedConvNet(0, layers=0)
     added = set(gated.names) - set(MaskedConvNet(6, layers=3).names)

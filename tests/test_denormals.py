@@ -55,6 +55,7 @@ def test_disabled_or_in_another_thread_nothing_changes():
     assert seen == [SUBNORMAL]
 
 
+@pytest.mark.slow
 def test_a_run_with_flush_denormals_trains_flushed_and_restores(tmp_path, monkeypatch):
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)
@@ -85,6 +86,7 @@ print(os.environ["OPENBLAS_NUM_THREADS"], np.count_nonzero(c))
 """
 
 
+@pytest.mark.slow
 def test_flipnet_keeps_blas_in_the_flushed_thread_unless_told_otherwise():
     """A large product is split among OpenBLAS's threads; flipnet keeps it in the calling
     thread, so flushing holds for all of it. A thread count the caller sets is kept."""

@@ -39,6 +39,7 @@ def faults_per_step(**env):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_training_step_reuses_the_memory_the_last_one_freed():
     kept, system = faults_per_step(), faults_per_step(FLIPNET_HEAP="system")
     assert system > 1000  # glibc maps and unmaps the larger arrays of every step

@@ -72,6 +72,7 @@ def compiled(net, layout, with_grads=False):
     return lambda cells: fn(*layout.feed(cells))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, side", [("plain", 7), ("gated", 5), ("gated", 6)])
 def test_live_cells_give_the_frames_logits_and_gradients(kind, side):
     """Logits to rounding. Gradients to 1% of their largest entry: a maximum's gradient goes

@@ -39,6 +39,7 @@ def test_the_parts_cover_the_batch_in_order_and_differ_by_at_most_one_row(n, par
     assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
 def test_a_shared_step_is_the_one_process_step_to_rounding(workers):
     """SGD, so that a parameter moves by exactly its gradient: after five steps both
@@ -55,6 +56,7 @@ def test_a_shared_step_is_the_one_process_step_to_rounding(workers):
     assert moved > 1e-2 and worst < 1e-5 * max(1.0, moved)
 
 
+@pytest.mark.slow
 def test_the_same_number_of_workers_gives_the_same_weights_bit_for_bit():
     cells, values = batch(1)
     lr = np.asarray(0.003, FLOAT)

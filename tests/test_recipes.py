@@ -132,6 +132,7 @@ def test_errors_over_whole_minibatches_drop_the_remainder():
     assert len(evaluated((states, labels), 0)[0]) == 107
 
 
+@pytest.mark.slow
 def test_a_run_measures_on_whole_minibatches(tmp_path):
     from flipnet.datasets import read_split
     from flipnet.nn.core.compile import Predictor

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from cli_cases import environment
 
 from flipnet.datasets import sampled
@@ -51,6 +52,7 @@ def child(path, stop_at=0.0):
                           text=True, timeout=300, env=environment())
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_the_densities_valued_and_the_build_goes_on_from_there(tmp_path):
     path = tmp_path / "tiny6x6.h5"
     stopped = child(path, stop_at=0.6)

@@ -47,6 +47,7 @@ def test_the_models_of_record_ship_within_the_size_limit():
         assert len(data) == record["bytes"] and hashlib.sha256(data).hexdigest() == record["sha256"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NETWORKS)
 def test_each_shipped_model_values_the_test_slice_as_the_manifest_says(name, study_data):
     from flipnet.datasets import read_split
@@ -113,6 +114,7 @@ def test_a_changed_shipped_file_is_refused_in_one_line(tmp_path, change, why):
     assert checked.returncode == 2 and "xornet1d.npz does not match" in checked.stderr
 
 
+@pytest.mark.slow
 def test_a_name_reads_the_run_trained_here_before_the_shipped_one(tmp_path):
     shipped_run = run(["predict", "xornet1d", "11011" * 4], cwd=tmp_path)
     assert shipped_run.returncode == 0, shipped_run.stderr

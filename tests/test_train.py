@@ -117,6 +117,7 @@ def test_resume_refuses_a_changed_config(tmp_path, tiny):
         train(config(tmp_path, data, epochs=3, lr=0.02), resume=True, log=quiet)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_patience_stops_on_validation_only(tmp_path, tiny):
     data, _ = tiny
@@ -168,6 +169,7 @@ def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
     assert sorted(seen[0].ravel().tolist()) != seen[0].ravel().tolist()  # shuffled, not in state order
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_an_epoch_in_chunks_makes_the_same_updates():
     from flipnet.nn.core import model as models
