@@ -42,14 +42,18 @@ def table_5x5():
     return table(FlipGame(5, 5))
 
 
-@pytest.fixture
-def py_mode(monkeypatch):
+def use_python_linker(monkeypatch):
     """Compile PyTensor graphs with the Python linker: seconds instead of a cold Numba
     compile per graph. The Numba path has its own tests."""
     import pytensor
     from pytensor.compile.mode import Mode
 
     monkeypatch.setattr(pytensor.config, "mode", Mode(linker="py", optimizer="fast_compile"))
+
+
+@pytest.fixture
+def py_mode(monkeypatch):
+    use_python_linker(monkeypatch)
 
 
 def numeric_grad(f, arrays, eps=1e-6):

@@ -1,7 +1,9 @@
+import io
 import json
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from conftest import interrupt_epochs_at, write_tiny_dataset
+from conftest import interrupt_epochs_at, use_python_linker, write_tiny_dataset
 
 from flipnet.cli import main
 
@@ -17,16 +19,20 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.fixture
-def trained(tmp_path, capsys):
-    data = tmp_path / "flip8.h5"
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One run of `flipnet train` that the module's tests read (none writes beside it)."""
+    where = tmp_path_factory.mktemp("cli_nn")
+    data, results = where / "flip8.h5", where / "results"
     write_tiny_dataset(data)
-    results = tmp_path / "results"
-    code, out, err = run(capsys, "train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 3,
-                         "--batch", 10, "--eval-batch", 0, "--optimizer", "adam", "--lr", 0.01, "--seed", 3,
-                         "--out", "tiny", "--results-dir", results)
-    assert code == 0, err
-    assert "test error" in out and "tiny.json" in out
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, redirect_stdout(out), redirect_stderr(err):
+        use_python_linker(mp)
+        code = main([str(a) for a in ("train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 3,
+                                      "--batch", 10, "--eval-batch", 0, "--optimizer", "adam", "--lr", 0.01,
+                                      "--seed", 3, "--out", "tiny", "--results-dir", results)])
+    assert code == 0, err.getvalue()
+    assert "test error" in out.getvalue() and "tiny.json" in out.getvalue()
     return data, results
 
 
