@@ -23,17 +23,33 @@ from flipnet.nn import FLOAT
 OFFSETS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1))  # the 3x3 window, row-major
 
 
-def conv3x3(h, weights, side):
+def channels_in(weights):
+    """The channels a convolution's weights (9 c, c') read, from the weights alone: a
+    shape taken from the activations would make PyTensor infer it through the whole
+    network below, once per layer, at every graph build."""
+    return weights.shape[0] // 9
+
+
+def conv3x3(h, weights, side, batch):
     """(batch, side * side, c) activations -> (batch, side * side, c'): each cell's 3x3
     neighbourhood of channels (9 c numbers, offset-major; off the frame reads zero) times
     `weights` (9 c, c')."""
-    batch, c = h.shape[0], h.shape[2]
+    c = channels_in(weights)
     framed = pt.zeros((batch, side + 2, side + 2, c), dtype=h.dtype)
     framed = pt.set_subtensor(framed[:, 1:-1, 1:-1, :], h.reshape((batch, side, side, c)))
     windows = pt.concatenate([framed[:, 1 + dr:1 + dr + side, 1 + dc:1 + dc + side, :]
                               for dr, dc in OFFSETS], axis=3)
     return pt.dot(windows.reshape((batch * side * side, 9 * c)), weights).reshape(
         (batch, side * side, weights.shape[1]))
+
+
+def one_cell(side):
+    """(1, side * side) cells of a one-cell shape: an input to call a compiled function
+    with once, so that Numba compiles it now, before helper processes are forked from this
+    one (each would compile its own copy, on the core another job needs)."""
+    cells = np.zeros((1, side * side), FLOAT)
+    cells[0, 0] = 1
+    return cells
 
 
 class FrameCells:
@@ -54,12 +70,12 @@ class FrameCells:
         return self.mask
 
     def conv(self, h, weights):
-        return conv3x3(h, weights, self.side)
+        return conv3x3(h, weights, self.side, self.cells.shape[0])
 
     def masked(self, x):
         return x * self.mask
 
-    def framed(self, h):
+    def framed(self, h, channels):
         return h
 
 
@@ -101,7 +117,7 @@ class LiveCells:
 
     def conv(self, h, weights):
         """Each row's 9 neighbours' channels side by side, times `weights` (9 c, c')."""
-        c = h.shape[1]
+        c = channels_in(weights)
         padded = pt.concatenate([h, pt.zeros((1, c), dtype=h.dtype)], axis=0)
         windows = padded[self.neighbours.flatten()].reshape((self.neighbours.shape[0], 9 * c))
         return pt.dot(windows, weights)
@@ -109,8 +125,8 @@ class LiveCells:
     def masked(self, x):
         return x  # every row is a live cell
 
-    def framed(self, h):
-        """(batch, side * side, c): the rows put back in their frames, zero elsewhere."""
-        area, batch, c = self.side * self.side, self.count.shape[0], h.shape[1]
+    def framed(self, h, channels):
+        """(batch, side * side, channels): the rows put back in their frames, zero elsewhere."""
+        area, batch, c = self.side * self.side, self.count.shape[0], channels
         frame = pt.zeros((batch * area, c), dtype=h.dtype)
         return pt.set_subtensor(frame[self.live], h).reshape((batch, area, c))

@@ -20,7 +20,7 @@ from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
-from flipnet.nn.components.layouts import FrameCells, LiveCells
+from flipnet.nn.components.layouts import FrameCells, LiveCells, one_cell
 from flipnet.nn.core.layers import log_softmax
 
 CHUNK = 2048  # shapes a call of the compiled function takes
@@ -86,7 +86,7 @@ class MaskedConvNet:
         for k in range(self.layers):
             branch = layout.masked(pt.maximum(layout.conv(h, p[f"conv{k}_W"]) + p[f"conv{k}_b"], 0))
             h = h + (p[f"conv{k}_gate"][0] * branch if self.residual_gates else branch)
-        h = layout.framed(h)
+        h = layout.framed(h, self.channels)
         total = h.sum(axis=1)
         pooled = pt.concatenate([total / count, total / np.float32(SIZE_SCALE), _cells_max(h), pt.log1p(count)],
                                 axis=1)
@@ -99,6 +99,7 @@ class MaskedConvNet:
         if side not in self._compiled:
             layout = LiveCells(side)
             fn = pytensor.function(layout.inputs, log_softmax(self.logits_in(layout)))
+            fn(*layout.feed(one_cell(side)))  # compiled now, before any fork
             self._compiled[side] = lambda cells: fn(*layout.feed(cells))
         return self._compiled[side]
 
