@@ -99,6 +99,7 @@ def test_evaluate_rejects_a_foreign_file(tmp_path, capsys):
     assert code == 2 and "is not a flipnet model file" in err
 
 
+@pytest.mark.slow
 def test_arena_with_a_neural_flip_agent(trained, capsys):
     _, results = trained
     code, out, err = run(capsys, "arena", "flip", "--shape", "1x8", "--agents", "random,neural,optimal",
@@ -116,6 +117,7 @@ def test_neural_agent_refuses_another_board(trained, capsys):
     assert code == 2 and "the network reads 1x8 boards, not 2x4" in err
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_train_exits_130_with_a_resume_hint(tmp_path, capsys, monkeypatch):
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)

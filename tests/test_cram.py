@@ -235,6 +235,7 @@ def _patient(seconds):
     return kernel
 
 
+@pytest.mark.slow
 def test_a_time_limit_holds_for_every_search_of_a_question_together():
     """`flipnet value --timeout`: the value's search and each component's moves share one
     limit, where `timeout` gives each search its own."""
@@ -265,6 +266,7 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
         assert solver.value(full(3, 3)) == 0  # a small question needs no database
 
 
+@pytest.mark.slow
 def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
     see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the

@@ -71,6 +71,7 @@ def test_the_same_number_of_workers_gives_the_same_weights_bit_for_bit():
     assert not all(np.array_equal(runs[0][k], network().get_values()[k]) for k in runs[0])
 
 
+@pytest.mark.slow
 def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypatch):
     """A part whose gradient raises (a stand-in for any failure in the helper: the check
     sees the value 15 only in the helper's part) is one line in this process."""
@@ -102,6 +103,7 @@ def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypat
     assert not all(np.array_equal(before[k], after[k]) for k in before)
 
 
+@pytest.mark.slow
 def test_a_dead_helper_is_noticed_at_the_next_step_and_the_block_ends_the_others():
     cells, values = batch()
     net = network()
@@ -116,6 +118,7 @@ def test_a_dead_helper_is_noticed_at_the_next_step_and_the_block_ends_the_others
     assert not any(helper.is_alive() for helper in helpers)
 
 
+@pytest.mark.slow
 def test_a_batch_larger_than_the_step_holds_is_refused():
     cells, values = batch()
     net = network()

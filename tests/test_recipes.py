@@ -102,6 +102,7 @@ def test_the_threshold_keeps_the_best_through_small_improvements():
         assert (run.best_epoch, run.best_valid) == best
 
 
+@pytest.mark.slow
 def test_a_training_run_applies_the_threshold(tmp_path, monkeypatch):
     """Through the real loop: scripted validation errors, the best model is the epoch the
     0.99 rule chooses, not the lowest error."""

@@ -80,6 +80,7 @@ def test_ctrl_c_keeps_the_densities_valued_and_the_build_goes_on_from_there(tmp_
         assert np.array_equal(got.attrs[name], want.attrs[name]), name
 
 
+@pytest.mark.slow
 def test_a_partial_file_unreadable_or_not_of_this_draw_is_not_used(tmp_path):
     path = tmp_path / "tiny6x6.h5"
     partial_path(path).write_bytes(b"not a zip file")

@@ -103,6 +103,7 @@ def _tampered_copy(tmp_path, change):
     (lambda data: data[:len(data) // 2], r"\d+ bytes, not \d+: truncated\?"),
     (lambda data: data[:100] + bytes([data[100] ^ 1]) + data[101:], "the same size, other bytes: changed"),
 ])
+@pytest.mark.slow
 def test_a_changed_shipped_file_is_refused_in_one_line(tmp_path, change, why):
     env = environment(FLIPNET_SHIPPED=str(_tampered_copy(tmp_path, change)))
     done = run(["predict", "xornet1d", "1" * 20], cwd=tmp_path, env=env)

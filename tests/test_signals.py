@@ -58,6 +58,7 @@ def test_a_ctrl_c_turned_into_another_error_still_stops_the_next_deferred_block(
         assert signals.requested()
 
 
+@pytest.mark.slow
 def test_a_training_run_after_a_lost_ctrl_c_stops_before_its_first_epoch(handler, tmp_path):
     """Not after it: a Ctrl-C lost while the command started (CI saw `train` go through
     epoch 1 and keep a checkpoint after a SIGINT 0.2 s in)."""

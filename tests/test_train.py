@@ -109,6 +109,7 @@ def test_ctrl_c_leaves_a_resumable_checkpoint(tmp_path, tiny, monkeypatch):
     assert results["epochs_run"] == 5
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_resume_refuses_a_changed_config(tmp_path, tiny):
     data, _ = tiny
@@ -148,6 +149,7 @@ def test_numba_backend_trains(tmp_path, tiny):
     assert all(np.isfinite(losses)) and losses[-1] < losses[0]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 @pytest.mark.parametrize("shuffle", ["once", "epoch"])
 def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
