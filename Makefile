@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-arena compare-seeds-best $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-best beyond-seeds $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -225,7 +225,7 @@ SEED_RUNS := $(foreach r,$(SEEDED_5),$(call seed_runs,$(r),$(SEEDS_5))) \
     $(foreach r,$(SEEDED_3),$(call seed_runs,$(r),$(SEEDS_3)))
 ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json)
 BEST := convmem2d-gated12-80-distil6m-r2
-.PHONY: $(addprefix compare-seeds-,$(SEEDED_5) $(SEEDED_3))
+.PHONY: $(addprefix compare-seeds-,$(SEEDED_5) $(SEEDED_3) xormem2d)
 
 compare-seeds: ## every row's runs of other seeds, two at a time (then make compare)
 	$(MAKE) -j2 $(SEED_RUNS) $(ARENA_RUNS)
@@ -251,6 +251,21 @@ results/eval-$(BEST)-seed%-5x5.json: | data
 	    --out convmem2d-gated12-80-distil6m-seed$*
 	$(TRAIN) $(BEST) --seed $* --init results/convmem2d-gated12-80-distil6m-seed$*.npz --out $(BEST)-seed$*
 	$(FLIPNET) evaluate results/$(BEST)-seed$*.npz --out $@
+
+# the beyond table's trained models again from other seeds (report/beyond.py's SEEDS), each
+# evaluated as `make beyond` does: xormem2d from seeds 1 to 4, the best model's seed-1 pipeline
+XORMEM_SEEDS := $(foreach s,$(SEEDS_5),results/eval-xormem2d-seed$(s)-5x5-1ply.json)
+beyond-seeds: ## the beyond table's runs of other seeds, evaluated (then make compare)
+	$(MAKE) -j2 $(XORMEM_SEEDS)
+	$(MAKE) results/eval-$(BEST)-seed1-7x7-1ply.json
+
+$(eval $(call seeded_target,xormem2d,$(SEEDS_5)))
+results/eval-xormem2d-seed%-5x5-1ply.json: results/xormem2d-seed%.json
+	$(call evaluate,xormem2d-seed$*,)
+
+results/eval-$(BEST)-seed%-7x7-1ply.json: results/eval-$(BEST)-seed%-5x5.json | data-large
+	$(FLIPNET) evaluate results/$(BEST)-seed$*.npz --one-ply --workers 2 --out results/eval-$(BEST)-seed$*-5x5-1ply.json
+	$(call evaluate,,$(BEST)-seed$*)
 
 clean: ## remove the virtual environment, generated data and results
 	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info

@@ -237,20 +237,21 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
             "error_new_shapes": 0.6526}
     write_json(tmp_path / "eval-lookup2d-5x5.json", {"parts": {"test": test}})
     write_json(tmp_path / "eval-featmem2d-7x7-1ply.json", {"parts": {"density 0.5": {"error": 0.041}}})
-    write_json(tmp_path / "featmem2d.json", {"valid_error": 0.01, "best_epoch": 28, "config": {"epochs": 30}})
+    write_json(tmp_path / "featmem2d.json", {"valid_error": 0.01, "best_epoch": 28,
+                                            "config": {"epochs": 30, "seed": 2016}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
     assert rows["| `lookup2d`"].split(" | ")[1:5] == ["2.09%", "0.00%", "65.26% (3.2%)", "none drawn"]
     assert "no training" in rows["| `lookup2d`"]
     assert rows["| `featmem2d` + 1-ply mex"].split(" | ")[5:7] == ["-", "4.10%"]
-    assert "epoch 28 of 30 by validation (1.00%)" in rows["| `featmem2d` + 1-ply mex"]
+    assert "| seed 2016: epoch 28 of 30 by validation (1.00%) |" in rows["| `featmem2d` + 1-ply mex"]
     assert "| `xormem2d`" not in rows  # nothing evaluated
     write_json(tmp_path / "convmem2d.json", {"valid_error": 0.012, "valid_shape_error": 0.3, "best_epoch": 20,
-                                            "config": {"epochs": 24}})
+                                            "config": {"epochs": 24, "seed": 2016}})
     write_json(tmp_path / "eval-convmem2d-5x5-1ply.json", {"lookahead": "hard", "parts": {"test": test}})
     rows = {line.split(" | ")[0]: line for line in beyond.markdown(tmp_path).splitlines()
             if line.startswith("| `")}
-    assert rows["| `convmem2d`"].endswith("| epoch 20 of 24 by new validation shapes (30.00%) |")
+    assert rows["| `convmem2d`"].endswith("| seed 2016: epoch 20 of 24 by new validation shapes (30.00%) |")
     assert rows["| `convmem2d` + 1-ply mex of most likely values"].split(" | ")[1] == "2.09%"
     best = f"| `{beyond.BEST}`"
     assert best not in rows and f"Not evaluated here yet (`make beyond`): `xormem2d`, `{beyond.BEST}`." in \
@@ -274,6 +275,41 @@ def test_beyond_table_reads_each_evaluation_into_its_row(tmp_path):
     for line in beyond.markdown(tmp_path).splitlines():  # read in a minute: short cells and lines
         cells = line.strip("|").split(" | ") if line.startswith("|") else []
         assert all(len(cell) <= 120 for cell in cells) and (cells or len(line) <= 200), line
+
+
+def test_beyond_rows_of_a_model_with_seeds_give_the_median_and_range_of_the_seeds_evaluated(tmp_path):
+    from flipnet.base.files import write_json
+    from flipnet.report import beyond
+
+    def evaluate(name, error, never_drawn, large_error):
+        test = {"error": error, "error_known_shapes": 0.0, "share_new_shapes": 0.03,
+                "share_new_shapes_not_drawn": 0.01, "error_new_shapes_not_drawn": never_drawn,
+                "error_new_shapes_all_drawn": 0.1}
+        for one_ply in ("", "-1ply"):
+            write_json(tmp_path / f"eval-{name}-5x5{one_ply}.json", {"parts": {"test": test}})
+            for board in beyond.LARGE:
+                write_json(tmp_path / f"eval-{name}-{board}{one_ply}.json",
+                           {"parts": {"density 0.5": {"error": large_error}}})
+
+    best = beyond.BEST
+    write_json(tmp_path / f"{best}.json", {"valid_shape_error": 0.09, "best_epoch": 8,
+                                           "config": {"epochs": 8, "seed": 2016}})
+    evaluate(best, 0.003, 0.12, 0.06)
+
+    def row():
+        return next(line for line in beyond.markdown(tmp_path).splitlines() if line.startswith(f"| `{best}` |"))
+
+    assert row().split(" | ")[1:4] == ["0.30%", "0.00%", "12.00% (1.0%)"]
+    assert f"- seeds to run (`make beyond-seeds`): {best} 1" in beyond.markdown(tmp_path)
+    write_json(tmp_path / f"eval-{best}-seed1-5x5.json", {"parts": {"test": {"error": 0.5}}})
+    assert row().split(" | ")[1] == "0.30%"  # seed 1 not evaluated on every board: not counted yet
+    evaluate(f"{best}-seed1", 0.005, 0.10, 0.08)
+    cells = row().split(" | ")
+    assert cells[1:4] == ["0.40% [0.30..0.50]", "0.00%", "11.00% [10.00..12.00] (1.0%)"]
+    assert cells[5] == "7.00% [6.00..8.00]"
+    assert cells[-1] == "seed 2016: epoch 8 of 8 by new validation shapes (9.00%); median of 2 seeds |"
+    assert "seeds to run" not in beyond.markdown(tmp_path)
+    assert "With seeds: medians over the seeds, [the range]" in beyond.markdown(tmp_path)
 
 
 def test_every_how_chosen_cell_of_the_claims_is_short():
