@@ -94,11 +94,11 @@ def test_a_full_neighbourhood_loses_its_smallest_component():
     sizes = [9, 4, 7, 12, 2, 6, 10, 5]  # cells of the components stored first
     for size in sizes:
         search.tt_store(tt, log, np.uint64((1 << size) - 1), 1 * 128 + size, 1, stats)
-    assert stats[search.REPLACED] == 0 and sorted(tt[:, search.KEY].tolist()) == sorted((1 << k) - 1 for k in sizes)
+    assert stats[search.REPLACED] == 0 and sorted(search.stored_keys(tt).tolist()) == sorted((1 << k) - 1 for k in sizes)
     search.tt_store(tt, log, np.uint64((1 << 11) - 1), 1 * 128 + 11, 2, stats)
     assert stats[search.REPLACED] == 1
-    assert (1 << 2) - 1 not in tt[:, search.KEY].tolist()  # the 2-cell one went
-    assert sorted(tt[:, search.KEY].tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
+    assert (1 << 2) - 1 not in search.stored_keys(tt).tolist()  # the 2-cell one went
+    assert sorted(search.stored_keys(tt).tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
 
 
 def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
@@ -110,11 +110,40 @@ def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
     key, shape = np.uint64(0b110111), 2 * 128 + 3
     for value in (3, 31, 40):
         search.tt_exclude(tt, 3, key, shape, value, stats)
-    i = search.tt_find(tt, 3, key, shape)
-    assert search.tt_value(tt, i) == -1 and search.tt_excluded(tt, i) == (1 << 3) | (1 << 31)
+    meta = search.tt_probe(tt, 3, key, shape)
+    assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == (1 << 3) | (1 << 31)
     search.tt_store(tt, 3, key, shape, 5, stats)
-    assert search.tt_value(tt, i) == 5 and search.tt_excluded(tt, i) == (1 << 3) | (1 << 31)
-    assert search.tt_find(tt, 3, key, shape + 1) == -1 and stats[search.STORES] == 1
+    meta = search.tt_probe(tt, 3, key, shape)
+    assert search.tt_value(meta) == 5 and search.tt_excluded(meta) == (1 << 3) | (1 << 31)
+    assert search.tt_probe(tt, 3, key, shape + 1) == 0 and stats[search.STORES] == 1
+
+
+def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
+    """Two searches sharing the table may write one slot at once: a key word and a meta
+    word of different writes must not pass for an entry, least of all one of the same
+    shape whose meta word says another value."""
+    from flipnet.solve.cram import search
+
+    shape = 3 * 128 + 3
+    a, b = np.uint64(0b111101111), np.uint64(0b111111011)  # two components of one 3x3 frame
+    tables = []
+    for bits, value in ((a, 1), (b, 2)):
+        tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
+        search.tt_store(tt, 3, bits, shape, value, stats)
+        tables.append(tt)
+    i, j = (int(np.flatnonzero(tt[:, search.META])[0]) for tt in tables)  # where a and b went
+    assert search.tt_value(search.tt_probe(tables[0], 3, a, shape)) == 1
+    for key_word, meta_word in ((tables[0][i, search.KEY], tables[1][j, search.META]),
+                                (tables[1][j, search.KEY], tables[0][i, search.META])):
+        torn = tables[0].copy()
+        torn[i] = key_word, meta_word  # in a's slot, one word of each write
+        assert search.tt_probe(torn, 3, a, shape) == 0
+    torn[i] = tables[0][i, search.KEY], tables[0][i, search.META] | (np.uint64(1) << np.uint64(40))  # half updated
+    assert search.tt_probe(torn, 3, a, shape) == 0
+    stats = np.zeros(8, np.int64)
+    search.tt_exclude(torn, 3, a, shape, 0, stats)  # an update of a torn slot starts afresh
+    meta = search.tt_probe(torn, 3, a, shape)
+    assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == 1
 
 
 def test_the_loader_keeps_the_database_it_finds_unless_told(tmp_path):

@@ -56,79 +56,105 @@ def _slot(bits, shape, log_capacity):
 
 
 # The table: two words per entry, four entries to a cache line, so a probe reads one line.
-# KEY: the key bits; META: the shape (bits 0-15), the nimber + 1 (bits 16-23, 0: unknown)
-# and the values below 32 shown not to be the nimber (bits 32-63).
+# META: the shape (bits 0-15), the nimber + 1 (bits 16-23, 0: unknown) and the values below
+# 32 shown not to be the nimber (bits 32-63); KEY: the key bits XOR a mix of META. Two
+# searches that share the table may write one slot at once; a key word and a meta word
+# of different writes then fail the check and read as absent (a lost fact costs time,
+# never truth), and an update starts from what the slot holds only when that checks.
 KEY, META = 0, 1
 _SHAPE = np.uint64(0xFFFF)
 EXCLUDABLE = 32
 
 
 @njit(cache=True, inline="always")
-def tt_value(tt, i):
-    """The nimber held in slot i, or -1."""
-    return np.int64((tt[i, META] >> np.uint64(16)) & np.uint64(0xFF)) - 1
+def _check(meta):
+    """What an entry's key is XORed with: a bijective mix of its meta word."""
+    h = meta * _M1
+    return h ^ (h >> np.uint64(31))
 
 
 @njit(cache=True, inline="always")
-def tt_excluded(tt, i):
-    """The values slot i's component was shown not to have, as bits."""
-    return tt[i, META] >> np.uint64(32)
+def tt_value(meta):
+    """The nimber an entry's meta word holds, or -1."""
+    return np.int64((meta >> np.uint64(16)) & np.uint64(0xFF)) - 1
+
+
+@njit(cache=True, inline="always")
+def tt_excluded(meta):
+    """The values an entry's component was shown not to have, as bits."""
+    return meta >> np.uint64(32)
 
 
 @njit(cache=True)
-def tt_find(tt, log_capacity, bits, shape):
-    """The slot holding this component, or -1."""
+def tt_probe(tt, log_capacity, bits, shape):
+    """The meta word of this component's entry, read once and checked against its key, or
+    0 (nothing known)."""
     capacity = np.int64(tt.shape[0])
     i = _slot(bits, shape, log_capacity)
     for _ in range(8):
-        s = tt[i, META] & _SHAPE
+        meta = tt[i, META]
+        s = meta & _SHAPE
         if s == 0:
-            return -1
-        if s == shape and tt[i, KEY] == bits:
-            return i
+            return np.uint64(0)
+        if s == shape and tt[i, KEY] ^ _check(meta) == bits:
+            return meta
         i = (i + 1) & (capacity - 1)
-    return -1
+    return np.uint64(0)
 
 
 @njit(cache=True)
 def tt_entry(tt, log_capacity, bits, shape, stats):
-    """The slot of this component, made if needed (a full neighbourhood loses its smallest
-    component: every entry is a proven fact, so forgetting one costs time, never truth)."""
+    """(slot, meta word) for this component: its entry and what it holds, or a slot to take
+    and a fresh meta word (a full neighbourhood loses its smallest component: every entry
+    is a proven fact, so forgetting one costs time, never truth)."""
     capacity = np.int64(tt.shape[0])
     start = _slot(bits, shape, log_capacity)
     i = start
     for _ in range(8):
-        s = tt[i, META] & _SHAPE
-        if s == shape and tt[i, KEY] == bits:
-            return i
+        meta = tt[i, META]
+        s = meta & _SHAPE
+        if s == shape and tt[i, KEY] ^ _check(meta) == bits:
+            return i, meta
         if s == 0:
             break
         i = (i + 1) & (capacity - 1)
     else:  # replace the smallest component of the neighbourhood: the cheapest to prove again
         i, j, least = start, start, 65
         for _ in range(8):
-            c = popcount(tt[j, KEY])
+            c = popcount(tt[j, KEY] ^ _check(tt[j, META]))
             if c < least:
                 i, least = j, c
             j = (j + 1) & (capacity - 1)
         stats[REPLACED] += 1
-    tt[i, KEY], tt[i, META] = bits, np.uint64(shape)
     stats[STORES] += 1
-    return i
+    return i, np.uint64(shape)
+
+
+@njit(cache=True, inline="always")
+def _tt_write(tt, i, bits, meta):
+    tt[i, KEY] = bits ^ _check(meta)
+    tt[i, META] = meta
 
 
 @njit(cache=True)
 def tt_store(tt, log_capacity, bits, shape, value, stats):
-    i = tt_entry(tt, log_capacity, bits, shape, stats)
-    tt[i, META] = (tt[i, META] & ~np.uint64(0xFF0000)) | (np.uint64(value + 1) << np.uint64(16))
+    i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
+    _tt_write(tt, i, bits, (meta & ~np.uint64(0xFF0000)) | (np.uint64(value + 1) << np.uint64(16)))
 
 
 @njit(cache=True)
 def tt_exclude(tt, log_capacity, bits, shape, value, stats):
     """Record that the component's nimber is not `value`."""
     if value < EXCLUDABLE:
-        i = tt_entry(tt, log_capacity, bits, shape, stats)
-        tt[i, META] |= np.uint64(1) << np.uint64(32 + value)
+        i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
+        _tt_write(tt, i, bits, meta | (np.uint64(1) << np.uint64(32 + value)))
+
+
+def stored_keys(tt):
+    """The keys of the table's entries (for tests and reports)."""
+    meta = tt[:, META]
+    h = meta * _M1
+    return (tt[:, KEY] ^ h ^ (h >> np.uint64(31)))[(meta & _SHAPE) != 0]
 
 
 @njit(cache=True)
@@ -186,8 +212,7 @@ def read(kind, index, kb, ks, ctx):
     if kind == IN_DB:
         stats[DB_HITS] += 1
         return int(db[index])
-    i = tt_find(tt, log_capacity, kb, ks)
-    v = tt_value(tt, i) if i >= 0 else UNKNOWN
+    v = tt_value(tt_probe(tt, log_capacity, kb, ks))
     if v >= 0:
         stats[TT_HITS] += 1
     return v
@@ -318,11 +343,11 @@ def query(bits, shape, target, ctx, depth):
     if target >= 0 and move_count(bits, h, w) < target:  # a nimber never exceeds the options
         return 0
     # values proven not to be the nimber; the ones below `low` are all among the options
-    slot = tt_find(tt, log_capacity, bits, shape)
-    v = tt_value(tt, slot) if slot >= 0 else -1
+    meta = tt_probe(tt, log_capacity, bits, shape)
+    v = tt_value(meta)
     if v >= 0:
         return v if target < 0 else int(v == target)
-    excluded = tt_excluded(tt, slot) if slot >= 0 else np.uint64(0)
+    excluded = tt_excluded(meta)
     if 0 <= target < 64 and (excluded >> np.uint64(target)) & np.uint64(1):
         return 0
     low = 0
