@@ -44,11 +44,13 @@ class CramSolver:
     `tt_log`: log2 of the transposition table's entries (2^26: 1.1 GB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit); `auto_endgame`: load
     the database when a component of ENDGAME_FROM cells comes; `grow_table`: take 2^LARGE_TABLE_LOG
-    entries when one of LARGE_TABLE_FROM cells comes.
+    entries when one of LARGE_TABLE_FROM cells comes; `workers`: 2 to search each component
+    with two threads sharing the table, each leaving aside for later what the other is
+    searching (the values are the same; only the time depends on the threads' race).
     """
 
     def __init__(self, endgame=None, tt_log=26, mirror=True, timeout=None, progress=True, auto_endgame=False,
-                 grow_table=False):
+                 grow_table=False, workers=1):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.grow_table = grow_table
@@ -57,10 +59,17 @@ class CramSolver:
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)
         self.control[search.MIRROR] = int(mirror)
-        self.stats = np.zeros(8, np.int64)
+        if workers not in (1, 2):
+            raise ValueError(f"the Cram search takes 1 or 2 workers, got {workers}")
+        self.workers = workers
+        self.control[search.SHARED] = int(workers == 2)
+        self.stats = np.zeros(8, np.int64)  # the first worker's; the second's in its own
+        self._worker_stats = [self.stats] + [np.zeros(8, np.int64) for _ in range(workers - 1)]
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
+        self._worker_scratch = [self.scratch] + [search.scratch() for _ in range(workers - 1)]
+        self.paths = search.paths()
         self._busy = threading.Lock()  # held while a kernel runs
-        self._left = None  # a kernel's thread the caller stopped waiting for (STOP_GRACE)
+        self._left = []  # the kernels' threads the caller stopped waiting for (STOP_GRACE)
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
         self._deadline = self._limit = None  # time_limit(): the question's end, and its seconds
@@ -68,12 +77,21 @@ class CramSolver:
 
     @property
     def ctx(self):
+        return self.ctx_of(0)
+
+    def ctx_of(self, worker):
+        """The kernels' context of one worker: the shared database, table and controls, its
+        own counters and buffers."""
         return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt, self.tt_log,
-                self.control, self.stats, *self.scratch)
+                self.control, self._worker_stats[worker], *self._worker_scratch[worker], self.paths, worker)
+
+    def counts(self):
+        """The search's counters (search.NODES, ...) summed over the workers."""
+        return np.sum(self._worker_stats, axis=0)
 
     def report(self):
         """What the search has done so far, for the user."""
-        s = self.stats
+        s = self.counts()
         return {"positions": int(s[search.NODES]), "table_hits": int(s[search.TT_HITS]),
                 "database_hits": int(s[search.DB_HITS]), "stored": int(s[search.STORES]),
                 "seconds": round(self.seconds, 3)}
@@ -189,33 +207,54 @@ class CramSolver:
     def _wait_for_left(self):
         """Let a kernel left behind end: it stops at once when it begins, since the stop
         it was asked for is still set."""
-        while self._left is not None and self._left.is_alive():
-            self._left.join(0.2)
-        self._left = None
+        for thread in self._left:
+            while thread.is_alive():
+                thread.join(0.2)
+        self._left = []
+
+    def _calls(self, kernel, args):
+        """(arguments, context) of each worker's call: with two, on a question's components
+        (not on a batch of positions), the second writes its answers to an array of its own."""
+        if self.workers == 1 or kernel not in (search.nimbers_of, search.moves_to):
+            return [(args, self.ctx_of(0))]
+        return [(args, self.ctx_of(0)), ((*args[:-1], np.empty_like(args[-1])), self.ctx_of(1))]
 
     def _run_alone(self, kernel, *args, watch=None):
         self.control[search.STOP] = 0
         done_before = int(self.stats[search.DONE])
-        done, failed = [], []
+        calls = self._calls(kernel, args)
+        answered, failed, first = [], [], threading.Lock()
 
-        def work():
+        def work(k):
+            call_args, ctx = calls[k]
             try:
-                done.append(kernel(*args, self.ctx))
+                if kernel(*call_args, ctx):
+                    with first:
+                        if not answered:
+                            answered.append(k)
+                            if len(calls) > 1:
+                                self.control[search.STOP] = search.ANSWERED  # the other one stops
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
                 failed.append(exc)
+                self.control[search.STOP] = max(self.control[search.STOP], 1)
 
-        worker = threading.Thread(target=work, daemon=True)
+        workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(calls))]
         start = time.perf_counter()
-        nodes_before = int(self.stats[search.NODES])
+        nodes_before = int(self.counts()[search.NODES])
         line = None
         stop_asked = None  # when a stop was first asked for
         with signals.deferred():
-            worker.start()
+            for worker in workers:
+                worker.start()
+            worker = workers[-1]
             try:
-                while worker.is_alive():
+                while any(w.is_alive() for w in workers):
+                    worker = next(w for w in workers if w.is_alive())
                     worker.join(0.2)
                     now = time.perf_counter()
                     elapsed = now - start
+                    if answered:  # the other worker stops at its next position
+                        continue
                     if signals.requested():
                         self.control[search.STOP] = 1
                     if self.timeout is not None and elapsed > self.timeout or \
@@ -224,25 +263,27 @@ class CramSolver:
                     if self.control[search.STOP] and stop_asked is None:
                         stop_asked = now
                     if stop_asked is not None and now - stop_asked > STOP_GRACE:
-                        self._left = worker  # not answering: the next call waits for it
+                        self._left = [w for w in workers if w.is_alive()]  # the next call waits for them
                         break
                     if watch is not None:
                         watch(int(self.stats[search.DONE]) - done_before)
                     elif self.progress and elapsed > PROGRESS_AFTER:
                         if line is None:
                             line = bar(None, "search", unit="pos")
-                        line.n = int(self.stats[search.NODES]) - nodes_before
-                        line.set_postfix(table_hits=int(self.stats[search.TT_HITS]),
-                                         db_hits=int(self.stats[search.DB_HITS]), refresh=False)
+                        counts = self.counts()
+                        line.n = int(counts[search.NODES]) - nodes_before
+                        line.set_postfix(table_hits=int(counts[search.TT_HITS]),
+                                         db_hits=int(counts[search.DB_HITS]), refresh=False)
                         line.refresh()
             finally:
-                if worker.is_alive():  # leaving early (a second Ctrl-C, or no answer to a stop)
+                if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
                     if not self.control[search.STOP]:
                         self.control[search.STOP] = 1
-                    if self._left is None:
-                        worker.join(STOP_GRACE)
-                    if worker.is_alive():  # it keeps the table and the scratch buffers until it ends
-                        self._left = worker
+                    if not self._left:
+                        for w in workers:
+                            w.join(STOP_GRACE)
+                    # one still running keeps the table and the scratch buffers until it ends
+                    self._left = [w for w in workers if w.is_alive()]
                 if line is not None:
                     line.close()
                 self.seconds += time.perf_counter() - start
@@ -250,14 +291,17 @@ class CramSolver:
             watch(int(self.stats[search.DONE]) - done_before)
         if failed:
             raise failed[0]
-        if done and done[0]:
+        if answered:
+            if answered[0]:  # the second worker's answers
+                args[-1][...] = calls[answered[0]][0][-1]
+            self.control[search.STOP] = 0
             return
-        searched = int(self.stats[search.NODES]) - nodes_before
+        searched = int(self.counts()[search.NODES]) - nodes_before
         count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
         reason = int(self.control[search.STOP])
         if reason == 3:
             why = count
-            if not searched and self._left is not None:  # still compiling: let a process of its own finish that
+            if not searched and self._left:  # still compiling: let a process of its own finish that
                 from flipnet.solve.cram.warm import start_in_background
 
                 start_in_background(with_endgame=self.endgame.boxes.size > 0)

@@ -38,8 +38,10 @@ ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
 
-# control[]: what the caller asks
-STOP, NODE_LIMIT, MIRROR = 0, 1, 2
+# control[]: what the caller asks; SHARED: two workers search one question together
+STOP, NODE_LIMIT, MIRROR, SHARED = 0, 1, 2, 3
+ANSWERED = 4  # control[STOP] when the other worker has answered the question
+DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the other one is searching
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
@@ -181,7 +183,7 @@ def locate(part, h, w, ctx, rows, trows):
     """(kind, value or database index, key bits, key shape) of a component on the h x w
     frame. The cheap answers come first (small, straight, the database in the frame's
     orientation); the canonical key is computed only when the table must be asked."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
         return KNOWN, 1, np.uint64(0), 0
     bh, bw = frame_rows(part, h, w, rows)
@@ -206,7 +208,7 @@ def locate(part, h, w, ctx, rows, trows):
 @njit(cache=True, inline="always")
 def read(kind, index, kb, ks, ctx):
     """The value at a place `locate` found: UNKNOWN if the table does not hold it."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     if kind == KNOWN:
         return index
     if kind == IN_DB:
@@ -238,6 +240,32 @@ I_WORDS = _OPT_SHAPE + MAX_OPTIONS * MAX_PARTS
 def scratch():
     """The two arenas a solver hands its kernels: (uint64, int64), LEVELS rows each."""
     return np.zeros((LEVELS, U_WORDS), np.uint64), np.zeros((LEVELS, I_WORDS), np.int64)
+
+
+def paths():
+    """Where each of two workers is: path[w, d] the (key bits, shape) it asks at depth d,
+    path[w, LEVELS, 0] its depth now. Shared by the workers of one question."""
+    return np.zeros((2, LEVELS + 1, 2), np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _enter(bits, shape, ctx, depth):
+    path, me = ctx[9], ctx[10]
+    path[me, depth, 0], path[me, depth, 1] = bits, np.uint64(shape)
+    path[me, LEVELS, 0] = np.uint64(depth)
+
+
+@njit(cache=True)
+def _searched_by_the_other(bits, shape, ctx):
+    """Whether the other worker is searching this component now (or was, a moment ago:
+    then its answer is in the table)."""
+    path, me = ctx[9], ctx[10]
+    other = 1 - me
+    deepest = min(np.int64(path[other, LEVELS, 0]), DEFER_ABOVE + 1)
+    for d in range(1, deepest + 1):
+        if path[other, d, 0] == bits and path[other, d, 1] == np.uint64(shape):
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -332,7 +360,7 @@ def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
 def query(bits, shape, target, ctx, depth):
     """target < 0: the nimber of the component; else 1 if its nimber is `target`, 0 if not.
     ABORT when asked to stop. `depth`: the row of the scratch arenas this node uses."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     stats[NODES] += 1
     if control[STOP]:
         return ABORT
@@ -383,15 +411,50 @@ def query(bits, shape, target, ctx, depth):
         pending += 1
     used[:count] = 0
 
+    _enter(bits, shape, ctx, depth)
+    sweeps = 2 if control[SHARED] and depth <= DEFER_ABOVE else 1
     v = 0
     while target < 0 or v < target:
         if v < 64 and (present >> np.uint64(v)) & np.uint64(1):
             v += 1
             continue
-        found = False
+        r = _first_with(v, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
+        if r == ABORT:
+            return ABORT
+        if r < 0:  # no option has v, every smaller value is present: the nimber is v
+            tt_store(tt, log_capacity, bits, shape, v, stats)
+            return v if target < 0 else 0
+        used[r] = 1
+        v += 1
+    r = _first_with(target, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
+    if r == ABORT:  # every value below target is present; is target?
+        return ABORT
+    if r >= 0:
+        tt_exclude(tt, log_capacity, bits, shape, target, stats)
+        return 0
+    tt_store(tt, log_capacity, bits, shape, target, stats)
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _first_with(v, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
+    """The first unused option (in `order`) whose nimber is v, -1 if none, ABORT if stopped.
+    With two sweeps (two workers), the first leaves aside the options the other worker is
+    searching, and the second asks them, by then often answered in the table."""
+    aside_low, aside_high = np.uint64(0), np.uint64(0)  # options 0-63 and 64-127 left aside
+    for sweep in range(sweeps):
         for k in range(pending):
             i = order[k]
             if used[i]:
+                continue
+            bit = np.uint64(1) << np.uint64(i & 63)
+            if sweep == 1 and not (aside_high if i >= 64 else aside_low) & bit:
+                continue
+            if sweep == 0 and sweeps == 2 and _searched_by_the_other(opt_bits[i, 0], opt_shape[i, 0], ctx):
+                if i >= 64:
+                    aside_high |= bit
+                else:
+                    aside_low |= bit
                 continue
             r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
             if r != ABORT:
@@ -399,27 +462,8 @@ def query(bits, shape, target, ctx, depth):
             if r == ABORT:
                 return ABORT
             if r:
-                used[i] = 1
-                found = True
-                break
-        if not found:  # no option has v, every smaller value is present: the nimber is v
-            tt_store(tt, log_capacity, bits, shape, v, stats)
-            return v if target < 0 else 0
-        v += 1
-    for k in range(pending):  # every value below target is present; is target?
-        i = order[k]
-        if used[i]:
-            continue
-        r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
-        if r != ABORT:
-            r = query(opt_bits[i, 0], opt_shape[i, 0], target ^ opt_x[i], ctx, depth + 1)
-        if r == ABORT:
-            return ABORT
-        if r:
-            tt_exclude(tt, log_capacity, bits, shape, target, stats)
-            return 0
-    tt_store(tt, log_capacity, bits, shape, target, stats)
-    return 1
+                return i
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -459,9 +503,9 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
 @njit(cache=True, inline="always")
 def _borrowed_ctx(ctx):
     """The context's arrays borrowed (`memory.borrowed`): the caller holds them for the call."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     return (borrowed(db), borrowed(boxes), borrowed(kayles), borrowed(tt), log_capacity, borrowed(control),
-            borrowed(stats), borrowed(scratch_u), borrowed(scratch_i))
+            borrowed(stats), borrowed(scratch_u), borrowed(scratch_i), borrowed(path), me)
 
 
 @njit(cache=True, nogil=True)
@@ -521,7 +565,7 @@ def values_of_positions(masks, h, w, budget, out, ctx):
     `budget` > 0, a position that needs more is left at -1 and the next one is tried.
     stats[DONE] counts the positions finished. False if stopped."""
     ctx = _borrowed_ctx(ctx)
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i = ctx
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     rows, trows, parts, stack = _level(ctx, 0)[:4]
     for k in range(masks.size):
         if budget:
