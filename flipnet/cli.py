@@ -73,6 +73,8 @@ def _parse_value(sub):
                    "(on a large board the moves cost another search)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up after this long (flip): the value and the winning moves together")
+    p.add_argument("--workers", type=int, choices=(1, 2), default=1,
+                   help="threads that search each component of a flip board together (default 1)")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -425,11 +427,12 @@ def cmd_value(args):
     from flipnet import games
     from flipnet.base.files import json_text
     from flipnet.solve import analyse
-    from flipnet.solve.position import time_limit
+    from flipnet.solve.position import time_limit, use_workers
 
     game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
     timeout = check_seconds(args.timeout)
     position = game.parse(args.position)
+    use_workers(game, args.workers)
     with time_limit(game, timeout):  # one limit for the value and the moves together
         result = analyse(game, position, moves=not args.no_moves)
     if args.json:

@@ -43,6 +43,18 @@ def test_value_json(capsys):
     assert json.loads(out)["first_player_wins"] is False
 
 
+def test_value_with_two_workers_prints_what_one_worker_prints(capsys):
+    from flipnet.solve.position import solver
+
+    board = "111111/111111/111011/111111"  # one component of 23 cells: searched, not in a table
+    try:
+        outputs = [run(capsys, "value", "flip", board, "--workers", str(workers)) for workers in (1, 2)]
+        assert solver().workers == 2
+    finally:
+        solver().use_workers(1)
+    assert outputs[0] == outputs[1] and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
+
+
 def test_value_of_a_long_row(capsys):
     code, out, _ = run(capsys, "value", "flip", "1" * 500)
     assert code == 0 and "nim-value" in out and "winning moves" in out
@@ -57,6 +69,7 @@ def test_value_of_a_long_row(capsys):
     (["value", "flip", "111/11"], "row 2 has 2 cells but row 1 has 3"),
     (["value", "nim", "1,-2"], "heap 2 is negative"),
     (["value", "halfnim", "zero"], "not 'zero'"),
+    (["value", "flip", "1111", "--workers", "3"], "argument --workers: invalid choice: 3 (choose from 1, 2)"),
     (["value", "halfnim", "10", "--misere"], "halfnim takes no misere/normal option (its options: none)"),
     (["value", "nim", "1,2", "--max-take", "2"], "nim takes no max-take option (its options: heaps, misere/normal)"),
     (["solve", "flip", "--shape", "2x2", "--max-take", "2"], "flip takes no max-take option"),

@@ -262,9 +262,10 @@ _CRAM_ONE = """
 import json, resource, sys, time
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
-rows, cols, mirror = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+rows, cols, mirror, workers = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
 start = time.perf_counter()
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, grow_table=True)
+solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, grow_table=True,
+                    workers=workers)
 value = solver.value({(r, c) for r in range(rows) for c in range(cols)})
 print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solver.report(),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -321,30 +322,40 @@ def _cram_prepare(boxes=None):
 
 
 def _cram_boards(boards, limit=1800):
-    """Each full board in a fresh process; one that gives no answer within `limit` seconds
-    is stopped and reported so."""
-    print(f"{'board':<8} {'nimber':>6} {'published':>9} {'seconds':>9} {'positions':>11} {'peak MB':>8} "
-          f"{'C++ LV (MCGS)':>14}")
+    """Each full board in a fresh process, with one worker and with two; a run that gives
+    no answer within `limit` seconds is stopped and reported so."""
+    print(f"{'board':<8} {'nimber':>6} {'published':>9} {'1 worker s':>10} {'2 workers s':>11} {'ratio':>6} "
+          f"{'positions (1 / 2)':>23} {'peak MB':>8} {'C++ LV (MCGS)':>14}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
             label = f"{rows}x{cols}" + ("" if mirror else " (no mirror rule)")
             ref = f"{anchor:.0f} s" if anchor else "-"
-            try:
-                r = _child_json(_CRAM_ONE, rows, cols, int(mirror), timeout=limit)
-            except subprocess.TimeoutExpired:
-                print(f"{label:<8} {'-':>6} {published:>9} {'over ' + format(limit, 'g'):>9} {'-':>11} "
-                      f"{'-':>8} {ref:>14}", flush=True)
-                MEASURED[f"cram {label}"] = {"reference": "C++ Lemoine-Viennot (MCGS), quoted",
-                                             "reference_seconds": anchor, "flipnet_seconds": None,
-                                             "over_limit": limit}
-                continue
-            print(f"{label:<8} {r['value']:>6} {published:>9} {r['seconds']:>9.2f} {r['positions']:>11,} "
-                  f"{r['peak_mb']:>8.0f} {ref:>14}", flush=True)
-            assert r["value"] == published, f"{label}: {r['value']} is not the published {published}"
-            MEASURED[f"cram {label}"] = {"reference": "C++ Lemoine-Viennot (MCGS), quoted",
-                                         "reference_seconds": anchor, "flipnet_seconds": r["seconds"],
-                                         "nimber": r["value"], "positions": r["positions"],
-                                         "peak_mb": r["peak_mb"]}
+            runs = {}
+            for workers in (1, 2):
+                try:
+                    runs[workers] = _child_json(_CRAM_ONE, rows, cols, int(mirror), workers, timeout=limit)
+                except subprocess.TimeoutExpired:
+                    runs[workers] = None
+                    continue
+                value = runs[workers]["value"]
+                assert value == published, f"{label}, {workers} worker(s): {value} is not the published {published}"
+            one, two = runs[1], runs[2]
+
+            def seconds(r):
+                return f"{r['seconds']:.2f}" if r else f"over {limit:g}"
+            value = (one or two or {}).get("value", "-")
+            ratio = f"{one['seconds'] / two['seconds']:.2f}x" if one and two else "-"
+            positions = " / ".join(f"{r['positions']:,}" if r else "-" for r in (one, two))
+            peak = max((r["peak_mb"] for r in (one, two) if r), default=None)
+            print(f"{label:<8} {value:>6} {published:>9} {seconds(one):>10} {seconds(two):>11} {ratio:>6} "
+                  f"{positions:>23} {'-' if peak is None else format(peak, '.0f'):>8} {ref:>14}", flush=True)
+            MEASURED[f"cram {label}"] = {
+                "reference": "C++ Lemoine-Viennot (MCGS), quoted", "reference_seconds": anchor,
+                "published": published, "limit": limit,
+                **{f"{key}{suffix}": (r[key] if r else None) for suffix, r in (("", one), ("_two_workers", two))
+                   for key in ("seconds", "positions", "peak_mb")},
+                "flipnet_seconds": one["seconds"] if one else None,
+                **({"over_limit": limit} if one is None else {}), **({"nimber": value} if one or two else {})}
 
 
 @section("start")

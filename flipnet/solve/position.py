@@ -74,6 +74,12 @@ def searched(game):
     return game.name == "flip" and game.rule == "normal" and min(game.rows, game.cols) > 1
 
 
+def use_workers(game, workers):
+    """Search this game's positions with 1 or 2 workers (`CramSolver.use_workers`)."""
+    if searched(game):
+        solver().use_workers(workers)
+
+
 def time_limit(game, seconds):
     """One limit in seconds (None: none) for every search a question about this game's
     positions takes: the Cram solver's; the other games' positions are answered at once."""

@@ -59,17 +59,13 @@ class CramSolver:
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)
         self.control[search.MIRROR] = int(mirror)
-        if workers not in (1, 2):
-            raise ValueError(f"the Cram search takes 1 or 2 workers, got {workers}")
-        self.workers = workers
-        self.control[search.SHARED] = int(workers == 2)
-        self.stats = np.zeros(8, np.int64)  # the first worker's; the second's in its own
-        self._worker_stats = [self.stats] + [np.zeros(8, np.int64) for _ in range(workers - 1)]
+        self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
-        self._worker_scratch = [self.scratch] + [search.scratch() for _ in range(workers - 1)]
+        self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
         self.paths = search.paths()
         self._busy = threading.Lock()  # held while a kernel runs
         self._left = []  # the kernels' threads the caller stopped waiting for (STOP_GRACE)
+        self.use_workers(workers)
         self.timeout, self.progress = timeout, progress
         self.seconds = 0.0
         self._deadline = self._limit = None  # time_limit(): the question's end, and its seconds
@@ -192,6 +188,18 @@ class CramSolver:
             self._wait_for_left()
             if tt_log > self.tt_log:
                 self.tt, self.tt_log = np.zeros((1 << tt_log, 2), np.uint64), tt_log
+
+    def use_workers(self, workers):
+        """Search each component with 1 or 2 workers from the next call on."""
+        if workers not in (1, 2):
+            raise ValueError(f"the Cram search takes 1 or 2 workers, got {workers}")
+        with self._busy:
+            self._wait_for_left()
+            self.workers = workers
+            self.control[search.SHARED] = int(workers == 2)
+            while len(self._worker_stats) < workers:
+                self._worker_stats.append(np.zeros(8, np.int64))
+                self._worker_scratch.append(search.scratch())
 
     # --- running the kernel ----------------------------------------------------------
 
