@@ -117,8 +117,8 @@ def _never_drawn(tests):
     model's own drawn boards hold (for a model that drew none: every new shape), and
     their share."""
     if tests and "error_new_shapes_not_drawn" in tests[0]:
-        errors = [t["error_new_shapes_not_drawn"] for t in tests]
-        share = _median([t["share_new_shapes_not_drawn"] for t in tests])
+        errors = [t.get("error_new_shapes_not_drawn") for t in tests]
+        share = _median([t.get("share_new_shapes_not_drawn") for t in tests])
     else:
         errors = [t.get("error_new_shapes") for t in tests]
         share = _median([t.get("share_new_shapes") for t in tests])
@@ -129,8 +129,10 @@ def _drawn(tests):
     """The error on positions whose new shapes the model all drew and labelled itself."""
     if not tests or "error_new_shapes_all_drawn" not in tests[0]:
         return "none drawn"
-    share = _median([t["share_new_shapes"] - t["share_new_shapes_not_drawn"] for t in tests])
-    return _headline([t["error_new_shapes_all_drawn"] for t in tests]) + f" ({share:.1%})"
+    share = _median([t["share_new_shapes"] - t["share_new_shapes_not_drawn"] for t in tests
+                     if "share_new_shapes" in t and "share_new_shapes_not_drawn" in t])
+    return _headline([t.get("error_new_shapes_all_drawn") for t in tests]) + (
+        f" ({share:.1%})" if share is not None else "")
 
 
 def markdown(results_dir="results"):
