@@ -21,6 +21,11 @@ A node allocates nothing and counts no references: its buffers are its depth's r
 the solver's scratch arenas, and the kernels borrow their arrays (`memory.borrowed`). It
 locates every part of every option first, prefetching the table's and the database's
 lines, and reads them after, so the cache misses overlap (`memory.prefetch`).
+
+Two workers may ask one question together (`control[SHARED]`): each has its own counters
+and buffers and publishes the component it asks at each depth (`paths`); near the root, a
+worker leaves for a second sweep the options the other one is searching. They share the
+table, whose entries are checked so that a slot torn by two writers reads as absent.
 """
 
 import numpy as np
@@ -426,8 +431,9 @@ def query(bits, shape, target, ctx, depth):
             return v if target < 0 else 0
         used[r] = 1
         v += 1
+    # every value below target is present; is target?
     r = _first_with(target, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
-    if r == ABORT:  # every value below target is present; is target?
+    if r == ABORT:
         return ABORT
     if r >= 0:
         tt_exclude(tt, log_capacity, bits, shape, target, stats)
