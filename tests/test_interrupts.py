@@ -106,13 +106,15 @@ def test_survey_nim_keeps_the_seeds_it_finished_and_resumes(tmp_path):
     assert json.loads(resumed.stdout) == json.loads(straight.stdout)
 
 
-def test_a_long_search_stops_at_once(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_long_search_stops_at_once(tmp_path, workers):
     """Interrupted once its progress line shows the search under way (a fixed delay was
-    not enough on a loaded machine: the signal came while it still loaded its modules)."""
+    not enough on a loaded machine: the signal came while it still loaded its modules);
+    with two workers, both stop."""
     board = "/".join(["1" * 9] * 7)  # 7x9: hours of search
     log = tmp_path / "stderr.txt"
     with open(log, "w") as err:
-        proc = start(["value", "flip", board, "--no-moves"], tmp_path, stderr=err,
+        proc = start(["value", "flip", board, "--no-moves", "--workers", workers], tmp_path, stderr=err,
                      env=environment(FLIPNET_PROGRESS="1"))
         code, out, _ = interrupt_when(proc, lambda: "search" in log.read_text(), settle=0.0)
     assert code == 130 and out == ""

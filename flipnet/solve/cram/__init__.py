@@ -254,7 +254,6 @@ class CramSolver:
         with signals.deferred():
             for worker in workers:
                 worker.start()
-            worker = workers[-1]
             try:
                 while any(w.is_alive() for w in workers):
                     worker = next(w for w in workers if w.is_alive())
