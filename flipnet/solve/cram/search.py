@@ -160,8 +160,7 @@ def tt_exclude(tt, log_capacity, bits, shape, value, stats):
 def stored_keys(tt):
     """The keys of the table's entries (for tests and reports)."""
     meta = tt[:, META]
-    h = meta * _M1
-    return (tt[:, KEY] ^ h ^ (h >> np.uint64(31)))[(meta & _SHAPE) != 0]
+    return (tt[:, KEY] ^ _check(meta))[(meta & _SHAPE) != 0]
 
 
 @njit(cache=True)
