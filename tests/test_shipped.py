@@ -139,6 +139,12 @@ def test_a_retrained_file_is_told_equal_or_different(tmp_path, study_data):
     save_npz(results / "xornet1d.npz", arrays, meta)  # unpacked again: wide types, other bytes
     shutil.copyfile(shipped.RESULTS_SHIPPED / "xornet1d.json", results / "xornet1d.json")
     assert "equals the shipped xornet1d bit for bit" in retrain_check("xornet1d", results)
+    save_npz(results / "xornet1d.npz", arrays, {**meta, "pipeline_seconds": 1234.5})  # a chain's time
+    assert retrain_check("xornet1d", results) == (
+        f"{results}/xornet1d.npz equals the shipped xornet1d bit for bit in every array and setting; "
+        "only the wall time it records differs (pipeline_seconds 1,234 here, - shipped)")
+    save_npz(results / "xornet1d.npz", arrays, {**meta, "pipeline_seconds": 1.0, "best_epoch": -1})
+    assert "differs from the shipped xornet1d: test error" in retrain_check("xornet1d", results, study_data)
     arrays["b2"] = arrays["b2"] + np.float32(1e-7)  # one weight a little off
     save_npz(results / "xornet1d.npz", arrays, meta)
     line = retrain_check("xornet1d", results, study_data)
