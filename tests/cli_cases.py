@@ -92,6 +92,13 @@ def interrupt_when(proc, ready, settle=0.5, timeout=300, group=False):
     return proc.returncode, out, err
 
 
+def cpu_seconds(pid):
+    """The CPU time a process has used so far, user and system (Linux's /proc): a moment of
+    its start-up that a loaded machine does not move, as it moves the wall clock."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def files_in(directory):
     """Every file under a directory (relative paths), directories left out."""
     root = Path(directory)
