@@ -238,9 +238,9 @@ def listing_lines():
 
 def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
     """One line: whether the file training wrote (results_dir/NAME.npz packed, or an agent's
-    file) is the shipped one bit for bit, by the manifest's sha256, or is so in every array and
-    setting with only its recorded wall time apart; where not, its figures beside the shipped ones (the slice read from data_dir where given, else where its run
-    read it)."""
+    file) is the shipped one bit for bit, by the manifest's sha256, or is so in every array
+    and setting with only its recorded wall time apart; where not, its figures beside the
+    shipped ones (the slice read from data_dir where given, else where its run read it)."""
     name, data = canonical(name), manifest()
     if name not in data["models"]:
         raise FlipnetError(f"{name} does not ship, so there is nothing to compare it with: "
