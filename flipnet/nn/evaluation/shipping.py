@@ -259,8 +259,8 @@ def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
         return f"{trained} equals the shipped {name} bit for bit (sha256 {digest[:16]})"
     times = _wall_times_apart(trained, shipped_file(name))
     if times is not None:
-        return (f"{trained} equals the shipped {name} bit for bit in every array and setting; only "
-                f"the wall time it records differs ({times})")
+        return (f"{trained} equals the shipped {name} bit for bit in every array and setting"
+                + (f"; only the wall time it records differs ({times})" if times else ""))
     new_errors, positions = slice_errors(trained, data_dir)
     run = read_json(Path(results_dir) / f"{name}.json", "results file")
     shipped_test = figure_values(entry).get("test error")
@@ -271,7 +271,8 @@ def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
 
 def _wall_times_apart(trained, shipped_path):
     """Where two model files differ in nothing but WALL_TIMES: those times, side by side
-    ("pipeline_seconds 16,758 here, 16,613 shipped"); else None."""
+    ("pipeline_seconds 16,758 here, 16,613 shipped"; empty where the files differ only in
+    how they were packed); else None."""
     (a, meta_a), (b, meta_b) = load_npz(trained), load_npz(shipped_path)
     if a.keys() != b.keys() or any(a[k].dtype != b[k].dtype or not np.array_equal(a[k], b[k]) for k in a):
         return None
