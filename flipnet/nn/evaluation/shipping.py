@@ -253,11 +253,11 @@ def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
         if _same_agent(name, trained, entry):
             return f"{trained} equals the shipped {name} bit for bit"
         return f"{trained} differs from the shipped {name} (see the training's figures above)"
-    load_npz(trained)  # a broken file: its one-line error
+    loaded = load_npz(trained)  # a broken file: its one-line error
     digest = hashlib.sha256(packed_bytes(trained)).hexdigest()
     if digest == entry["file"]["sha256"]:
         return f"{trained} equals the shipped {name} bit for bit (sha256 {digest[:16]})"
-    times = _wall_times_apart(trained, shipped_file(name))
+    times = _wall_times_apart(loaded, load_npz(shipped_file(name)))
     if times is not None:
         return (f"{trained} equals the shipped {name} bit for bit in every array and setting"
                 + (f"; only the wall time it records differs ({times})" if times else ""))
@@ -269,15 +269,18 @@ def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
             f"on the {positions} test positions of the slice (shipped {entry['slice']['errors']})")
 
 
-def _wall_times_apart(trained, shipped_path):
-    """Where two model files differ in nothing but WALL_TIMES: those times, side by side
-    ("pipeline_seconds 16,758 here, 16,613 shipped"; empty where the files differ only in
-    how they were packed); else None."""
-    (a, meta_a), (b, meta_b) = load_npz(trained), load_npz(shipped_path)
+def _wall_times_apart(trained, shipped):
+    """Where two loaded model files, (arrays, meta) each, differ in nothing but WALL_TIMES:
+    those times, side by side ("pipeline_seconds 16,758 here, 16,613 shipped"; empty where
+    the files differ only in how they were packed); else None."""
+    (a, meta_a), (b, meta_b) = trained, shipped
+
+    def settings(meta):
+        return {k: v for k, v in meta.items() if k not in WALL_TIMES}
+
     if a.keys() != b.keys() or any(a[k].dtype != b[k].dtype or not np.array_equal(a[k], b[k]) for k in a):
         return None
-    if {k: v for k, v in meta_a.items() if k not in WALL_TIMES} != {
-            k: v for k, v in meta_b.items() if k not in WALL_TIMES}:
+    if settings(meta_a) != settings(meta_b):
         return None
     return "; ".join(f"{k} {_seconds(meta_a.get(k))} here, {_seconds(meta_b.get(k))} shipped"
                      for k in WALL_TIMES if meta_a.get(k) != meta_b.get(k))
