@@ -46,10 +46,11 @@ data/flip1d.h5: | $(READY)
 data/flip2d.h5: | $(READY)
 	$(FLIPNET) data --only flip2d --out-dir data
 
-data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver (stopped, it goes on from the last density valued)
+data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver on two cores (DATA_WORKERS=1: one; the same files; stopped, it goes on from the last density valued)
 
+DATA_WORKERS ?= 2
 data/flip6x6.h5 data/flip7x7.h5: | $(READY)
-	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data
+	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data --workers $(DATA_WORKERS)
 
 endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache/flipnet)
 	$(FLIPNET) endgame

@@ -85,6 +85,8 @@ def _parse_data(sub):
     p.add_argument("--out-dir", default="data")
     p.add_argument("--seed", type=int, default=None, help="split or sampling seed (default: 2016)")
     p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
+    p.add_argument("--workers", type=int, choices=(1, 2), default=2,
+                   help="threads that value a sampled dataset's positions (default 2; the same file with 1)")
     p.set_defaults(run=cmd_data)
 
 
@@ -463,7 +465,8 @@ def cmd_data(args):
         if isinstance(spec, SampledDataset) and (note := resuming_note(spec, spec.path(out_dir), args.seed)):
             print(note)
         with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
-            values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update)
+            more = {"workers": args.workers} if isinstance(spec, SampledDataset) else {}
+            values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update, **more)
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
 

@@ -401,6 +401,24 @@ def bench_cram():
         median = f"{1000 * r['median']:.1f} ms" if r["median"] is not None else f"over {RANDOM_LIMIT:g} s"
         print(f"  {n}x{n} d={density}: median {median}, {tail}", flush=True)
         MEASURED[f"cram random {n}x{n} d={density}"] = r
+    _cram_sample()
+
+
+def _cram_sample(rows=6, cols=6, density=0.6, count=2000):
+    """A sample's positions valued in lanes (`flipnet data`), one worker against two in
+    this process: the same values, asserted."""
+    from flipnet.datasets.sampled import SampledDataset, draw
+    from flipnet.solve.cram import CramSolver
+
+    spec = SampledDataset("bench", rows, cols, (density,), count, "bench", budget=40_000_000)
+    states = draw(spec, density, np.random.default_rng(spec.seed))
+    solvers = {workers: CramSolver(progress=False, workers=workers) for workers in (1, 2)}
+    solvers[1].values_of_sample(states[:20], rows, cols)  # the kernel's first call: loaded from Numba's cache
+    one, values = timed(lambda: solvers[1].values_of_sample(states, rows, cols, spec.budget))
+    two, same = timed(lambda: solvers[2].values_of_sample(states, rows, cols, spec.budget))
+    assert np.array_equal(values, same), "two workers valued a sample otherwise than one"
+    header(f"a sample's values (flipnet data): {states.size:,} random {rows}x{cols} positions, density {density}")
+    row(f"{rows}x{cols} sample, 2 workers", "1 worker (the same file)", one, two)
 
 
 @section("cram-large", long=True)

@@ -31,6 +31,7 @@ ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the
 # From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
 # in 52 min with 2^28 entries and not in 68 min with 2^26; 6x7 (42) takes 7 min with 2^26.
 LARGE_TABLE_FROM, LARGE_TABLE_LOG = 45, 28  # 2^28 entries: 4.3 GB, in pages as they are used
+SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
 
 def _kayles_table(n):
@@ -135,6 +136,47 @@ class CramSolver:
         _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
         return out
 
+    def values_of_sample(self, states, rows, cols, budget=0, progress=None, lanes=SAMPLE_LANES):
+        """Values of a sample's positions, as `values_of_states`, but dealt in turn to
+        `lanes` lanes, each valued from an empty table of its own and without the endgame
+        database: a position's value, and whether it went over the budget, depend on the
+        sample alone, never on the solver's past questions, its cache or its workers.
+        With two workers two lanes run at once (the same numbers, about twice as fast)."""
+        if rows * cols > MAX_FRAME:
+            raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
+        masks = np.asarray(states, dtype=np.uint64)
+        dealt = [np.arange(lane, masks.size, lanes) for lane in range(lanes)]
+        outs = [np.zeros(idx.size, np.int64) for idx in dealt]
+        empty = Endgame.empty()
+        controls = [np.zeros(4, np.int64) for _ in range(self.workers)]
+        stats = [np.zeros(8, np.int64) for _ in range(self.workers)]
+        finished = []
+
+        def job(worker):
+            def run():
+                control, buffers, paths = controls[worker], search.scratch(), search.paths()
+                control[search.MIRROR] = self.control[search.MIRROR]
+                for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
+                    table = np.zeros((1 << self.tt_log, 2), np.uint64)
+                    ctx = (empty.data, empty.boxes, self.kayles, table, self.tt_log, control, stats[worker],
+                           *buffers, paths, 0)
+                    if not search.values_of_positions(masks[dealt[lane]], rows, cols, budget, outs[lane], ctx):
+                        return
+                    finished.append(lane)
+            return run
+
+        with self._busy:
+            self._wait_for_left()
+            self._supervise([job(w) for w in range(self.workers)], controls, stats, progress)
+        if len(finished) < lanes:
+            self._raise_stopped(max(int(c[search.STOP]) for c in controls),
+                                sum(int(s[search.NODES]) for s in stats))
+        out = np.zeros(masks.size, np.int64)
+        for idx, values in zip(dealt, outs):
+            out[idx] = values
+        _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
+        return out
+
     def winning_moves(self, cells):
         """(value, dominoes after which the position's value is 0), dominoes as cell pairs."""
         parts = components(cells)
@@ -228,29 +270,59 @@ class CramSolver:
         return [(args, self.ctx_of(0)), ((*args[:-1], np.empty_like(args[-1])), self.ctx_of(1))]
 
     def _run_alone(self, kernel, *args, watch=None):
-        self.control[search.STOP] = 0
-        done_before = int(self.stats[search.DONE])
         calls = self._calls(kernel, args)
-        answered, failed, first = [], [], threading.Lock()
+        answered, first = [], threading.Lock()
 
-        def work(k):
-            call_args, ctx = calls[k]
-            try:
+        def job(k):
+            def run():
+                call_args, ctx = calls[k]
                 if kernel(*call_args, ctx):
                     with first:
                         if not answered:
                             answered.append(k)
                             if len(calls) > 1:
                                 self.control[search.STOP] = search.ANSWERED  # the other one stops
+            return run
+
+        nodes_before = int(self.counts()[search.NODES])
+        self._supervise([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
+                        settled=lambda: bool(answered))
+        if answered:
+            if answered[0]:  # the second worker's answers
+                args[-1][...] = calls[answered[0]][0][-1]
+            self.control[search.STOP] = 0
+            return
+        self._raise_stopped(int(self.control[search.STOP]), int(self.counts()[search.NODES]) - nodes_before)
+
+    def _supervise(self, jobs, controls, stats, watch=None, settled=lambda: False):
+        """Run each job (a kernel call, or several in turn) in a thread of its own while
+        this thread shows progress, enforces the limits and turns Ctrl-C into a stop
+        written to every `controls` array; `stats` are the jobs' counters. Once
+        `settled()`, the jobs still running are only waited for."""
+        failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
+
+        def stop(reason):
+            for control in controls:
+                control[search.STOP] = reason
+            if reason and not asked:
+                asked.append(time.perf_counter())
+
+        def work(run):
+            try:
+                run()
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
                 failed.append(exc)
-                self.control[search.STOP] = max(self.control[search.STOP], 1)
+                stop(1)
 
-        workers = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(calls))]
+        stop(0)
+
+        def total(counter):
+            return sum(int(s[counter]) for s in stats)
+
+        workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
         start = time.perf_counter()
-        nodes_before = int(self.counts()[search.NODES])
+        nodes_before, done_before = total(search.NODES), total(search.DONE)
         line = None
-        stop_asked = None  # when a stop was first asked for
         with signals.deferred():
             for worker in workers:
                 worker.start()
@@ -260,32 +332,29 @@ class CramSolver:
                     worker.join(0.2)
                     now = time.perf_counter()
                     elapsed = now - start
-                    if answered:  # the other worker stops at its next position
+                    if settled():  # the other worker stops at its next position
                         continue
                     if signals.requested():
-                        self.control[search.STOP] = 1
+                        stop(1)
                     if self.timeout is not None and elapsed > self.timeout or \
                             self._deadline is not None and now > self._deadline:
-                        self.control[search.STOP] = 3
-                    if self.control[search.STOP] and stop_asked is None:
-                        stop_asked = now
-                    if stop_asked is not None and now - stop_asked > STOP_GRACE:
+                        stop(3)
+                    if asked and now - asked[0] > STOP_GRACE:
                         self._left = [w for w in workers if w.is_alive()]  # the next call waits for them
                         break
                     if watch is not None:
-                        watch(int(self.stats[search.DONE]) - done_before)
+                        watch(total(search.DONE) - done_before)
                     elif self.progress and elapsed > PROGRESS_AFTER:
                         if line is None:
                             line = bar(None, "search", unit="pos")
-                        counts = self.counts()
-                        line.n = int(counts[search.NODES]) - nodes_before
-                        line.set_postfix(table_hits=int(counts[search.TT_HITS]),
-                                         db_hits=int(counts[search.DB_HITS]), refresh=False)
+                        line.n = total(search.NODES) - nodes_before
+                        line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
+                                         refresh=False)
                         line.refresh()
             finally:
                 if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
-                    if not self.control[search.STOP]:
-                        self.control[search.STOP] = 1
+                    if not any(control[search.STOP] for control in controls):
+                        stop(1)
                     if not self._left:
                         for w in workers:
                             w.join(STOP_GRACE)
@@ -295,17 +364,14 @@ class CramSolver:
                     line.close()
                 self.seconds += time.perf_counter() - start
         if watch is not None:
-            watch(int(self.stats[search.DONE]) - done_before)
+            watch(total(search.DONE) - done_before)
         if failed:
             raise failed[0]
-        if answered:
-            if answered[0]:  # the second worker's answers
-                args[-1][...] = calls[answered[0]][0][-1]
-            self.control[search.STOP] = 0
-            return
-        searched = int(self.counts()[search.NODES]) - nodes_before
+
+    def _raise_stopped(self, reason, searched):
+        """The one-line error of a search stopped before its answer, for `reason` (a STOP
+        value) after `searched` positions."""
         count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
-        reason = int(self.control[search.STOP])
         if reason == 3:
             why = count
             if not searched and self._left:  # still compiling: let a process of its own finish that
