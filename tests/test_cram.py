@@ -313,6 +313,28 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
         assert solver.value(full(3, 3)) == 0  # a small question needs no database
 
 
+def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is_faster(monkeypatch, capsys):
+    import flipnet.solve.cram as cram
+
+    small = Endgame.build(boxes=((2, 3), (3, 3)))
+    solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
+    monkeypatch.setattr(solver, "use_endgame", lambda: setattr(solver, "endgame", small))
+    monkeypatch.setattr(cram, "LARGE_ENDGAME_FROM", 12)
+    assert solver.value(full(2, 5)) == 1 and capsys.readouterr().err == ""  # 10 cells: no word
+    solver.timeout = 0.3
+    for _ in range(2):
+        with pytest.raises(FlipnetError, match="^no answer within --timeout 0.3 s"):
+            solver.value(full(6, 7))
+    assert capsys.readouterr().err.splitlines() == [
+        "flipnet: a component of 42 cells, and the endgame database holds boxes of at most 9 cells: the "
+        "30-cell one answers such boards several times faster (`make endgame-large` or `flipnet endgame "
+        "--cells 30`: once, about 2 min, 3.5 GB)"]  # once, not at every question
+    largest = CramSolver(progress=False, tt_log=10, auto_endgame=True)
+    largest.endgame = Endgame(np.zeros(1, np.uint8), [(5, 6, 0), (2, 15, 0)])  # its boxes only are read
+    assert not largest._wants_larger_endgame()
+    assert not CramSolver(progress=False, tt_log=10, endgame=small)._wants_larger_endgame()  # not a command's
+
+
 @pytest.mark.slow
 def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot

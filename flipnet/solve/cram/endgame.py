@@ -58,6 +58,11 @@ class Endgame:
         return int(self.data.size)
 
     @property
+    def largest_box(self):
+        """Cells of its largest box (0 for none)."""
+        return int((self.boxes[:, 0] * self.boxes[:, 1]).max(initial=0))
+
+    @property
     def box_names(self):
         """'2x12, 3x9, ...': the boxes, as a user reads them."""
         return ", ".join(f"{h}x{w}" for h, w, _ in self.boxes.tolist())
