@@ -84,8 +84,12 @@ class CramSolver:
     def ctx_of(self, worker):
         """The kernels' context of one worker: the shared database, table and controls, its
         own counters and buffers."""
-        return (self.endgame.data, self.endgame.boxes, self.kayles, self.tt, self.tt_log,
-                self.control, self._worker_stats[worker], *self._worker_scratch[worker], self.paths, worker)
+        return self._context(self.endgame, self.tt, self.tt_log, self.control, self._worker_stats[worker],
+                             self._worker_scratch[worker], self.paths, worker)
+
+    def _context(self, endgame, table, tt_log, control, stats, scratch, paths, worker):
+        """A kernel's context tuple, in the order the kernels unpack it (`search.query`)."""
+        return (endgame.data, endgame.boxes, self.kayles, table, tt_log, control, stats, *scratch, paths, worker)
 
     def counts(self):
         """The search's counters (search.NODES, ...) summed over the workers."""
@@ -139,9 +143,7 @@ class CramSolver:
         """Values of many positions of one rows x cols board (at most 64 cells), given as
         state integers, in one search call; -1 where a position needed more than `budget`
         searched positions (0: no budget). `progress(done)` is called as they finish."""
-        if rows * cols > MAX_FRAME:
-            raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
-        masks = np.asarray(states, dtype=np.uint64)
+        masks = _batch(states, rows, cols)
         out = np.zeros(masks.size, np.int64)
         self._run(search.values_of_positions, masks, rows, cols, budget, out, watch=progress)
         _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
@@ -154,9 +156,7 @@ class CramSolver:
         sample alone, never on the solver's past questions, its cache or its workers.
         With two workers two lanes run at once: the same numbers, 1.6-1.7x as fast on the
         registered samples."""
-        if rows * cols > MAX_FRAME:
-            raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
-        masks = np.asarray(states, dtype=np.uint64)
+        masks = _batch(states, rows, cols)
         dealt = [np.arange(lane, masks.size, lanes) for lane in range(lanes)]
         outs = [np.zeros(idx.size, np.int64) for idx in dealt]
         empty = Endgame.empty()
@@ -170,8 +170,7 @@ class CramSolver:
                 control[search.MIRROR] = self.control[search.MIRROR]
                 for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
                     table = np.zeros((1 << self.tt_log, 2), np.uint64)
-                    ctx = (empty.data, empty.boxes, self.kayles, table, self.tt_log, control, stats[worker],
-                           *buffers, paths, 0)
+                    ctx = self._context(empty, table, self.tt_log, control, stats[worker], buffers, paths, 0)
                     if not search.values_of_positions(masks[dealt[lane]], rows, cols, budget, outs[lane], ctx):
                         return
                     finished.append(lane)
@@ -403,6 +402,13 @@ class CramSolver:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
         raise Interrupted(f"interrupted after {count}")
+
+
+def _batch(states, rows, cols):
+    """A batch's states as 64-bit masks, once its board is known to fit a word."""
+    if rows * cols > MAX_FRAME:
+        raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
+    return np.asarray(states, dtype=np.uint64)
 
 
 def _check_nimbers(values, cells, allow_unknown=False):
