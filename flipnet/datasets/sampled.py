@@ -7,10 +7,10 @@ valued by the Cram solver. A position the solver cannot finish within `budget` s
 positions is dropped too, and counted in the file's attributes (so a biased sample says
 so); with the default budget the registered datasets drop none (the hardest, a 7x7
 position at density 0.6 with a component of 42 cells, needs 20.3 million from an empty
-table, a few minutes). The positions of a density are dealt in
-turn to two lanes, each valued from an empty table (`CramSolver.values_of_sample`), so the
-file is the same, byte for byte, whether one worker values the lanes in turn or two
-value them at once, and whatever the solver was asked before.
+table, a few minutes). The positions of a density are dealt in turn to two lanes, each
+valued from an empty table (`CramSolver.values_of_sample`), so the file is the same, byte
+for byte, whether one worker values the lanes in turn or two value them at once, and
+whatever the solver was asked before.
 
 Layout of a file:
     /states     uint64[n]    position, bit r*cols + c for cell (r, c)

@@ -410,7 +410,7 @@ def _cram_sample(rows=6, cols=6, density=0.6, count=2000):
     from flipnet.datasets.sampled import SampledDataset, draw
     from flipnet.solve.cram import CramSolver
 
-    spec = SampledDataset("bench", rows, cols, (density,), count, "bench", budget=40_000_000)
+    spec = SampledDataset("bench", rows, cols, (density,), count, "bench")  # the registered budget
     states = draw(spec, density, np.random.default_rng(spec.seed))
     solvers = {workers: CramSolver(progress=False, workers=workers) for workers in (1, 2)}
     solvers[1].values_of_sample(states[:20], rows, cols)  # the kernel's first call: loaded from Numba's cache
