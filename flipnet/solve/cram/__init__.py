@@ -157,8 +157,8 @@ class CramSolver:
         With two workers two lanes run at once: the same numbers, 1.6-1.7x as fast on the
         registered samples."""
         masks = _batch(states, rows, cols)
-        dealt = [np.arange(lane, masks.size, lanes) for lane in range(lanes)]
-        outs = [np.zeros(idx.size, np.int64) for idx in dealt]
+        dealt = [np.ascontiguousarray(masks[lane::lanes]) for lane in range(lanes)]  # every lanes-th, in turn
+        outs = [np.zeros(part.size, np.int64) for part in dealt]
         empty = Endgame.empty()
         controls = [np.zeros(4, np.int64) for _ in range(self.workers)]
         stats = [np.zeros(8, np.int64) for _ in range(self.workers)]
@@ -171,7 +171,7 @@ class CramSolver:
                 for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
                     table = np.zeros((1 << self.tt_log, 2), np.uint64)
                     ctx = self._context(empty, table, self.tt_log, control, stats[worker], buffers, paths, 0)
-                    if not search.values_of_positions(masks[dealt[lane]], rows, cols, budget, outs[lane], ctx):
+                    if not search.values_of_positions(dealt[lane], rows, cols, budget, outs[lane], ctx):
                         return
                     finished.append(lane)
             return run
@@ -183,8 +183,8 @@ class CramSolver:
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
                                 sum(int(s[search.NODES]) for s in stats))
         out = np.zeros(masks.size, np.int64)
-        for idx, values in zip(dealt, outs):
-            out[idx] = values
+        for lane, values in enumerate(outs):
+            out[lane::lanes] = values
         _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
         return out
 
