@@ -369,3 +369,10 @@ def test_the_readme_blocks_are_what_make_readme_writes_from_the_shipped_results(
     compare.run(ROOT / "data" / "paper.json", "results", tmp_path, tmp_path / "compare.md", tmp_path / "figures",
                 readme, shipped.RESULTS_SHIPPED)
     assert readme.read_text() == (ROOT / "README.md").read_text()
+
+
+def test_the_figures_plot_the_runs_of_record_not_their_seeds(tmp_path):
+    run = {"test_error": 0.2, "curve": [{"epoch": 1, "valid_error": 0.5}], "confusion": [[5, 1], [2, 7]]}
+    for name in ("mlp2d", "mlp2d-seed1", "mlp2d-seed12", "xormem2d-seedless"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(run))
+    assert sorted(compare.training_runs(tmp_path)) == ["mlp2d", "xormem2d-seedless"]

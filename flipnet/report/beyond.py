@@ -23,10 +23,10 @@ BEST = "convmem2d-gated12-80-distil6m-r2"
 # model are in docs/findings.md)
 MODELS = (
     ("lookup2d", "training labels' shape values, else the size's commonest value"),
-    ("xormem2d", "a network on a 5x5 frame's cells + a memory of training shapes"),
+    ("xormem2d", "a 5x5-frame network + a memory of training shapes"),
     ("featmem2d", "size-free, on shape descriptions + the memory"),
-    ("convmem2d", "size-free, the lookup table + a masked convolution for the rest"),
-    (BEST, "convmem2d with 12 gated layers, taught its own one ply on random boards' shapes"),
+    ("convmem2d", "the lookup table + a size-free masked convolution"),
+    (BEST, "convmem2d, 12 gated layers, taught its own one ply"),
 )
 LARGE = ("6x6", "7x7")
 DENSITY = "density 0.5"

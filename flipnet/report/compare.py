@@ -12,6 +12,7 @@ reproduced when it holds for none, mixed (k of n) otherwise.
 """
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -312,10 +313,13 @@ README_START, README_END = "<!-- compare:start -->", "<!-- compare:end -->"
 
 
 def training_runs(results_dir):
-    """{name: results} of every training run in results_dir (files with a curve), each
-    checked to hold what the plots read."""
+    """{name: results} of every training run of record in results_dir (files with a curve),
+    each checked to hold what the plots read. Runs of other seeds (`NAME-seedN`) are left
+    out: the compare table gives their spread, and a figure of every seed's curve is a tangle."""
     runs = {}
     for path in result_files(results_dir).glob("*.json"):
+        if re.search(r"-seed\d+$", path.stem):
+            continue
         result = read_json(path, "results file")
         if isinstance(result, dict) and "curve" in result and "confusion" in result:
             _check_run(path, result)
