@@ -1,5 +1,7 @@
 """`make bench` must end: sections of unbounded time run only when named."""
 
+import pytest
+
 from flipnet.report import bench
 
 
@@ -18,6 +20,7 @@ def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, mon
     assert bench.MEASURED["cram 6x7"]["over_limit"] == 2 and bench.MEASURED["cram 6x7"]["flipnet_seconds"] is None
 
 
+@pytest.mark.slow
 def test_the_sample_row_times_one_worker_against_two(capsys):
     bench.MEASURED.clear()
     bench._cram_sample(count=60)

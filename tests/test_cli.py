@@ -43,6 +43,7 @@ def test_value_json(capsys):
     assert json.loads(out)["first_player_wins"] is False
 
 
+@pytest.mark.slow
 def test_value_with_two_workers_prints_what_one_worker_prints(capsys):
     from flipnet.solve.position import solver
 

@@ -36,6 +36,7 @@ def trained(tmp_path_factory):
     return data, results
 
 
+@pytest.mark.slow
 def test_train_writes_results_with_the_flags(trained):
     _, results = trained
     data = json.loads((results / "tiny.json").read_text())
@@ -43,6 +44,7 @@ def test_train_writes_results_with_the_flags(trained):
     assert data["seed"] == 3 and data["name"] == "tiny"
 
 
+@pytest.mark.slow
 def test_evaluate_prints_every_part(trained, capsys):
     _, results = trained
     code, out, _ = run(capsys, "evaluate", results / "tiny.npz")
@@ -53,12 +55,14 @@ def test_evaluate_prints_every_part(trained, capsys):
     assert "train" in out and "valid" in out
 
 
+@pytest.mark.slow
 def test_predict_one_position(trained, capsys):
     _, results = trained
     code, out, _ = run(capsys, "predict", results / "tiny.npz", "11011110")
     assert code == 0 and "predicted nim-value" in out and "true 3" in out  # G(2) ^ G(4) = 1 ^ 2
 
 
+@pytest.mark.slow
 def test_predict_reports_the_true_value(trained, capsys):
     from flipnet.solve.kayles import dawson_kayles
 
@@ -86,6 +90,7 @@ def test_bad_input(capsys, argv, message):
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_predict_checks_the_position_length(trained, capsys):
     _, results = trained
     code, _, err = run(capsys, "predict", results / "tiny.npz", "1111")
@@ -110,6 +115,7 @@ def test_arena_with_a_neural_flip_agent(trained, capsys):
     assert 0 <= rates["neural"]["random"] <= 1
 
 
+@pytest.mark.slow
 def test_neural_agent_refuses_another_board(trained, capsys):
     _, results = trained
     code, _, err = run(capsys, "arena", "flip", "--shape", "2x4", "--agents", "random,neural",

@@ -60,6 +60,7 @@ def test_random_5x5_positions_match_the_table(table_5x5):
         assert fresh.value(game.cells(state)) == table_5x5[state]
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_values_of_the_table_and_of_one_worker(table_5x5):
     """Two threads searching each component together, sharing a small table (so that
     entries are replaced while both use it): the values never depend on their race."""

@@ -79,6 +79,7 @@ def test_ctrl_c_keeps_the_densities_valued_and_the_build_goes_on_from_there(tmp_
     assert path.read_bytes() == unbroken.read_bytes()
 
 
+@pytest.mark.slow
 def test_one_worker_and_two_value_a_sample_alike_whatever_was_asked_before(tmp_path):
     """Every position valued as a fresh solver values it alone, the positions over a small
     budget the same ones with one worker and two, and the same after other questions."""

@@ -130,6 +130,7 @@ def test_a_name_reads_the_run_trained_here_before_the_shipped_one(tmp_path):
     assert "no model named 'nosuchmodel'" in unknown.stderr and "xornet1d" in unknown.stderr
 
 
+@pytest.mark.slow
 def test_a_retrained_file_is_told_equal_or_different(tmp_path, study_data):
     from flipnet.nn.evaluation.shipping import retrain_check
 

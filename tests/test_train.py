@@ -55,6 +55,7 @@ def test_learns_the_length_8_game(tmp_path, tiny):
     assert np.mean(Predictor(best)(split.test[0]) != split.test[1]) == results["test_error"]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_results_json(tmp_path, tiny):
     data, values = tiny
