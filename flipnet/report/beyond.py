@@ -102,6 +102,7 @@ def _row(files, model, one_ply, seeds):
     if "valid_shape_error" in run:  # chosen on the validation shapes the table lacks
         chosen = f"{epochs} by new validation shapes ({_pct(run['valid_shape_error'])})"
     chosen = ("no training" if model == "lookup2d" else "-" if not run else
+              "the model above" if one_ply else  # the row above it names the selection
               f"seed {run.get('config', {}).get('seed', '?')}: {chosen}" +
               (f"; median of {len(seeds)} seeds" if len(seeds) > 1 else ""))
     rule = " of most likely values" if (small or {}).get("lookahead") == "hard" else ""
@@ -159,9 +160,9 @@ def markdown(results_dir="results"):
               "|---|---|---|---|---|---|---|---|"]
     legend = [
         "",
-        "Shares of the test set in brackets. 6x6 and 7x7: random boards (`make data-large`), never",
-        "trained on. 1-ply rows: the mex of the model's own values of the children, on unseen shapes.",
-        "No exact value is read at prediction time; docs/findings.md has the rest.",
+        "Shares of the test set in brackets. 6x6, 7x7: random boards (`make data-large`), never trained",
+        "on. 1-ply: the mex of the model's own values of the children, on unseen shapes. No exact",
+        "value is read at prediction; docs/findings.md has the rest.",
         *(["With seeds: medians over the seeds, [the range]; the name is the seed-2016 run."] if spread else []),
         *([f"Not evaluated here yet (`make beyond`): {', '.join(missing)}."] if missing else []),
         *textwrap.wrap("Models: " + "; ".join(f"`{m}`, {text}" for m, text in MODELS) + ".", 95),
