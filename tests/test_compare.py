@@ -81,7 +81,7 @@ def test_a_row_shows_its_runs_and_takes_the_verdict_of_all_of_them(tmp_path):
     [row] = compare.compare([one], tmp_path)  # the seed-2016 run alone: judged, and said so
     assert row.verdict == compare.REPRODUCED
     table = compare.markdown([row])
-    assert ("| 2D MLP | below 10% | 9.50%; 1 of 5 seeds run | 72.80% "
+    assert ("| 2D MLP | below 10% | 9.50%; 1 of 5 runs | 72.80% "
             "| reproduced | the script's protocol |") in table
     assert "- seeds to run (`make compare-seeds-ID`): mlp2d 1, 2, 3, 4\n" in table
     for seed, error in ((1, 0.09), (2, 0.11), (3, 0.10), (4, 0.105)):
@@ -89,10 +89,10 @@ def test_a_row_shows_its_runs_and_takes_the_verdict_of_all_of_them(tmp_path):
     [row] = compare.compare([one], tmp_path)
     assert row.spread["n"] == 5 and row.spread["median"] == 0.10 and row.spread["max"] == 0.11
     assert row.verdict == "mixed (3 of 5 runs)"
-    assert ("median 10.00% over 5 seeds (9.00%..11.00%); seed 2016: 9.50% | 72.80% "
+    assert ("median 10.00% [9.00..11.00], 5 runs; seed 2016: 9.50% | 72.80% "
             "| mixed (3 of 5 runs) |") in compare.markdown([row])
     (tmp_path / "mlp2d-seed4.json").unlink()
-    assert "over 4 seeds (9.00%..11.00%; 4 of 5 seeds run)" in compare.markdown(compare.compare([one], tmp_path))
+    assert "[9.00..11.00], 4 of 5 runs; seed 2016" in compare.markdown(compare.compare([one], tmp_path))
     other = claim(seeds={**SEEDS, "command": "make compare-seeds-best"}, majority={"file": "mlp2d.json"})
     assert "- seeds to run (`make compare-seeds-ID`): mlp2d 4 (`make compare-seeds-best`)\n" in \
         compare.markdown(compare.compare([other], tmp_path))
@@ -212,7 +212,7 @@ def test_compare_command_writes_table_and_plots(tmp_path, capsys):
     assert main(["compare", "--claims", str(ROOT / "data" / "paper.json"), "--results-dir", str(results),
                  "--data-dir", str(tmp_path), "--out", str(out), "--figures", str(figures),
                  "--readme", str(readme), "--no-shipped"]) == 0
-    assert ("| 2D MLP (25, 300, 60, 10) on 5x5: test error | slightly below 10% | 20.00%; 1 of 3 seeds run "
+    assert ("| 2D MLP (25, 300, 60, 10) on 5x5: test error | slightly below 10% | 20.00%; 1 of 3 runs "
             "| - | not reproduced |") in out.read_text()
     assert out.read_text() in readme.read_text()
     for name in ("learning-curves.png", "confusion.png"):

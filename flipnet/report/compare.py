@@ -262,11 +262,11 @@ def _ours_text(row):
     if not s:
         return text
     if s["n"] == 1:
-        return f"{text}; 1 of {s['wanted']} seeds run"
-    short = f"; {s['n']} of {s['wanted']} seeds run" if s["n"] < s["wanted"] else ""
+        return f"{text}; 1 of {s['wanted']} runs"
+    runs = f"{s['n']} of {s['wanted']} runs" if s["n"] < s["wanted"] else f"{s['n']} runs"
     shown = "" if row.seed is None else f"seed {row.seed}: "
-    return (f"median {show(s['median'], kind)} over {s['n']} seeds ({show(s['min'], kind)}.."
-            f"{show(s['max'], kind)}{short}); {shown}{text}")
+    low, high = (show(s[end], kind).rstrip("%") for end in ("min", "max"))
+    return f"median {show(s['median'], kind)} [{low}..{high}], {runs}; {shown}{text}"
 
 
 def markdown(rows):
