@@ -1,5 +1,5 @@
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import pytest
 
@@ -42,13 +42,25 @@ def table_5x5():
     return table(FlipGame(5, 5))
 
 
-def use_python_linker(monkeypatch):
-    """Compile PyTensor graphs with the Python linker: seconds instead of a cold Numba
-    compile per graph. The Numba path has its own tests."""
-    import pytensor
+def python_mode():
+    """PyTensor's Python linker, graphs hardly rewritten: seconds instead of a cold Numba
+    compile per graph. Sums and products stay binary (no add or mul canonizer): the linker
+    cannot run an Add of more than 32 terms (a deep network's gradient norm), and runs a
+    Mul of three in Python, one element at a time."""
     from pytensor.compile.mode import Mode
 
-    monkeypatch.setattr(pytensor.config, "mode", Mode(linker="py", optimizer="fast_compile"))
+    return Mode(linker="py", optimizer="fast_compile").excluding("local_add_canonizer", "local_mul_canonizer")
+
+
+def use_python_linker(monkeypatch):
+    """Compile PyTensor graphs with the Python linker (`python_mode`), a scan's inner graph
+    too: left to itself, Scan compiles its inner graph with the C linker, which a cold
+    cache pays for in minutes of g++. The Numba path has its own tests."""
+    import pytensor
+
+    mode = python_mode()
+    monkeypatch.setattr(pytensor.config, "mode", mode)
+    monkeypatch.setattr(pytensor, "scan", partial(pytensor.scan, mode=mode))
 
 
 @pytest.fixture

@@ -10,6 +10,12 @@ weights, compared within WEIGHTS_TOLERANCE of their norm. OpenBLAS's other kerne
 round as another CPU's do, moved them by at most 3e-7 of the norm (convmem2d: TOLERANCE);
 a learning rate 1% larger moves mlp2d's by 3e-4 (test_recipe_pins_paper.py plants both).
 
+The pins were written from runs on PyTensor's default (Numba) linker. The tests run the
+same graphs on the Python linker (`conftest.python_mode`), which needs no compile: a cold
+Numba compile of the deep networks' training graphs takes minutes each. On the Python
+linker every recipe's fingerprint lies within 2e-6 of the norm of its pin, and the Numba
+path is held to its pin by test_recipe_pins_paper.py (mlp2d).
+
 The slices: the 1D recipes on a 1x8 table, the 2D ones on a 3x4 table, the component
 models on a sparse 3x4 table; draws are cut to 300 boards and each distillation starts
 from the pinned run before it, so the whole chain of the best model runs.

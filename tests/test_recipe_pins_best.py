@@ -5,5 +5,5 @@ from recipe_pins import CONVMEM_TWO_CORES, check_pins, make_slices
 
 
 @pytest.mark.slow
-def test_the_best_models_chain_is_pinned(tmp_path):
+def test_the_best_models_chain_is_pinned(tmp_path, py_mode):
     check_pins(CONVMEM_TWO_CORES, make_slices(tmp_path / "slices"), tmp_path / "results")

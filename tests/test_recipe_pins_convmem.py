@@ -6,5 +6,5 @@ from recipe_pins import CONVMEM, check_pins, make_slices
 
 
 @pytest.mark.slow
-def test_the_convmem_models_are_pinned(tmp_path):
+def test_the_convmem_models_are_pinned(tmp_path, py_mode):
     check_pins(CONVMEM, make_slices(tmp_path / "slices"), tmp_path / "results")

@@ -14,7 +14,7 @@ from flipnet.nn.training.recipes import RECIPES, config_for
 
 
 @pytest.mark.slow
-def test_the_paper_networks_are_pinned(tmp_path):
+def test_the_paper_networks_are_pinned(tmp_path, py_mode):
     check_pins(PAPER, make_slices(tmp_path / "slices"), tmp_path / "results")
 
 
@@ -34,9 +34,9 @@ print(json.dumps(weights_fingerprint(load_npz(pinned_run("mlp2d", Path(sys.argv[
 
 @pytest.mark.slow
 def test_a_pin_takes_another_cpus_rounding_and_not_a_change_of_behaviour(tmp_path):
-    """mlp2d's pinned run with OpenBLAS's Sandy Bridge kernels, which sum in another order as
-    another CPU's kernels do: other numbers, the same pin. With a learning rate 1% larger:
-    not the pin."""
+    """mlp2d's pinned run on the Numba linker, here and with OpenBLAS's Sandy Bridge
+    kernels, which sum in another order as another CPU's kernels do: other numbers, the
+    same pin. With a learning rate 1% larger: not the pin."""
     slices = make_slices(tmp_path / "slices")
     pinned = json.loads(PINS.read_text())["mlp2d"]["weights"]
     here = weights_fingerprint(load_npz(pinned_run("mlp2d", slices, tmp_path / "here"))[0])

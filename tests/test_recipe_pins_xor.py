@@ -5,5 +5,5 @@ from recipe_pins import XOR, check_pins, make_slices
 
 
 @pytest.mark.slow
-def test_the_xor_models_are_pinned(tmp_path):
+def test_the_xor_models_are_pinned(tmp_path, py_mode):
     check_pins(XOR, make_slices(tmp_path / "slices"), tmp_path / "results")

@@ -43,12 +43,13 @@ def conv3x3(h, weights, side, batch):
         (batch, side * side, weights.shape[1]))
 
 
-def one_cell(side):
-    """(1, side * side) cells of a one-cell shape: an input to call a compiled function
+def warm_up_cells(side):
+    """(1, side * side) cells of a two-cell shape: an input to call a compiled function
     with once, so that Numba compiles it now, before helper processes are forked from this
-    one (each would compile its own copy, on the core another job needs)."""
+    one (each would compile its own copy, on the core another job needs). Two cells, not
+    one: PyTensor's Python linker rejects a one-row `set_subtensor` as broadcasting."""
     cells = np.zeros((1, side * side), FLOAT)
-    cells[0, 0] = 1
+    cells[0, :2] = 1
     return cells
 
 

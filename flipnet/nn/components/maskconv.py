@@ -20,7 +20,7 @@ from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT
-from flipnet.nn.components.layouts import FrameCells, LiveCells, one_cell
+from flipnet.nn.components.layouts import FrameCells, LiveCells, warm_up_cells
 from flipnet.nn.core.layers import log_softmax
 
 CHUNK = 2048  # shapes a call of the compiled function takes
@@ -99,7 +99,7 @@ class MaskedConvNet:
         if side not in self._compiled:
             layout = LiveCells(side)
             fn = pytensor.function(layout.inputs, log_softmax(self.logits_in(layout)))
-            fn(*layout.feed(one_cell(side)))  # compiled now, before any fork
+            fn(*layout.feed(warm_up_cells(side)))  # compiled now, before any fork
             self._compiled[side] = lambda cells: fn(*layout.feed(cells))
         return self._compiled[side]
 

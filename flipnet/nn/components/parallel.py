@@ -27,7 +27,7 @@ from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.forked import ctrl_c_held, ignore_ctrl_c, part_bounds
 from flipnet.nn import FLOAT
-from flipnet.nn.components.layouts import LiveCells, one_cell
+from flipnet.nn.components.layouts import LiveCells, warm_up_cells
 from flipnet.nn.core.layers import mean_cross_entropy
 from flipnet.nn.training.config import MAX_WORKERS
 
@@ -41,7 +41,7 @@ def gradient_function(network, side, layout=LiveCells):
     weight = pt.scalar("weight", dtype=FLOAT)
     loss = weight * mean_cross_entropy(network.logits_in(shapes), values)
     fn = pytensor.function([*shapes.inputs, values, weight], [loss, *pt.grad(loss, network.params)])
-    fn(*shapes.feed(one_cell(side)), np.zeros(1, np.int64), np.asarray(1, FLOAT))  # compiled before the fork
+    fn(*shapes.feed(warm_up_cells(side)), np.zeros(1, np.int64), np.asarray(1, FLOAT))  # compiled before the fork
     return lambda cells, part_values, part_weight: fn(*shapes.feed(cells), part_values, part_weight)
 
 
