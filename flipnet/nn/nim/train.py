@@ -38,11 +38,11 @@ def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False)
     continues from there."""
     start = time.perf_counter()
     database = build_database(seed=database_seed)
-    NimMLP(seed=seed).train(database, 1)  # Numba compiles on the first call
     mlp, done = NimMLP(seed=seed), 0
     settings = {"seed": seed, "database_seed": database_seed}
-    if resume and checkpoint and Path(checkpoint).exists():
+    if resume and checkpoint and Path(checkpoint).exists():  # a bad checkpoint is told before the compile
         done = _restore(mlp, checkpoint, settings, epochs)
+    NimMLP(seed=seed).train(database, 1)  # Numba compiles on the first call
     train_seconds = 0.0
 
     def stop_if_asked():
