@@ -41,9 +41,10 @@ def test_the_parts_cover_the_batch_in_order_and_differ_by_at_most_one_row(n, par
 
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
-def test_a_shared_step_is_the_one_process_step_to_rounding(workers):
+def test_a_shared_step_is_the_one_process_step_to_rounding(workers, py_mode):
     """SGD, so that a parameter moves by exactly its gradient: after five steps both
-    networks agree to float32 rounding, and so do the losses."""
+    networks agree to float32 rounding, and so do the losses. On the Python linker: the
+    sums over parts are the subject; the next test runs the Numba path."""
     cells, values = batch()
     lr = np.asarray(0.05, FLOAT)
     one, shared = network(), network()
