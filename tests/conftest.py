@@ -122,13 +122,13 @@ def interrupt_epochs_at(monkeypatch, call):
     return real
 
 
-# The files that take longest on a cold Numba cache, handed out first (`make test` keeps
-# this order with --no-loadscope-reorder), so that the two processes end at about the same
-# time. The pins come first: test_convmem.py and test_xornet.py then find the recipes'
-# graphs they share already compiled (Numba's cache is on disk, for both processes).
-LONGEST_FIRST = ("test_recipe_pins_convmem.py", "test_recipe_pins_xor.py", "test_recipe_pins_best.py",
-                 "test_bad_input.py", "test_convmem.py", "test_recipe_pins_paper.py", "test_train.py",
-                 "test_parallel.py", "test_shipped.py", "test_xornet.py", "test_cram.py")
+# The files that take longest on a cold Numba cache (their compiles included), handed out
+# first (`make test` keeps this order with --no-loadscope-reorder), so that the two
+# processes end at about the same time.
+LONGEST_FIRST = ("test_convmem.py", "test_bad_input.py", "test_train.py", "test_recipe_pins_convmem.py",
+                 "test_parallel.py", "test_shipped.py", "test_interrupts.py", "test_recipe_pins_paper.py",
+                 "test_all_bits.py", "test_xornet.py", "test_sampled.py", "test_recipe_pins_best.py",
+                 "test_heap.py", "test_cram.py")
 
 
 def pytest_collection_modifyitems(session, config, items):
