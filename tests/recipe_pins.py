@@ -14,7 +14,8 @@ The pins were written from runs on PyTensor's default (Numba) linker. The tests 
 same graphs on the Python linker (`conftest.python_mode`), which needs no compile: a cold
 Numba compile of the deep networks' training graphs takes minutes each. On the Python
 linker every recipe's fingerprint lies within 2e-6 of the norm of its pin, and the Numba
-path is held to its pin by test_recipe_pins_paper.py (mlp2d).
+path is held to its pin by test_recipe_pins_paper.py (mlp2d). FLIPNET_WRITE_PINS=1 now writes
+the Python linker's fingerprints.
 
 The slices: the 1D recipes on a 1x8 table, the 2D ones on a 3x4 table, the component
 models on a sparse 3x4 table; draws are cut to 300 boards and each distillation starts
