@@ -333,13 +333,19 @@ def _fail(command, message, code, prefix="error: "):
 
 
 def _cache_written(exc):
-    """The compile cache an OSError without a file name came from: Numba (PyTensor's
-    compiled graphs, flipnet's kernels) saves there without saying where."""
+    """Where a compile wrote when an OSError without a file name came: Numba's compile
+    cache (PyTensor's compiled graphs, flipnet's kernels), or the temporary file in which
+    PyTensor's Numba linker writes the source of each graph it compiles."""
     tb, where = exc.__traceback__, None
     while tb is not None:
+        code = tb.tb_frame.f_code
         path = getattr(tb.tb_frame.f_locals.get("self"), "_cache_path", None)
-        if path and "numba" in tb.tb_frame.f_code.co_filename:
+        if path and "numba" in code.co_filename:
             where = f"writing Numba's compile cache in {path}"
+        elif code.co_name == "compile_function_src" and "pytensor" in code.co_filename:
+            import tempfile
+
+            where = f"writing PyTensor's generated code in {tempfile.gettempdir()}"
         tb = tb.tb_next
     return where
 

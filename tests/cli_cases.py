@@ -14,6 +14,7 @@ from pathlib import Path
 MEMORY_LIMIT = 6 << 30  # bytes of address space per command
 FLIPNET = [sys.executable, "-m", "flipnet"]
 SCRIPT = [str(Path(sys.executable).with_name("flipnet"))]  # the installed command a user types
+PYTHON_LINKER = [sys.executable, str(Path(__file__).with_name("python_linker_command.py"))]
 
 
 def limits(file_size=None):
@@ -31,8 +32,9 @@ def environment(**extra):
     return env
 
 
-def run(argv, cwd, timeout=600, file_size=None, env=None, stdin=""):
-    return subprocess.run([*FLIPNET, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
+def run(argv, cwd, timeout=600, file_size=None, env=None, stdin="", program=FLIPNET):
+    """`program`: `python -m flipnet` or another way to start it (PYTHON_LINKER, SCRIPT)."""
+    return subprocess.run([*program, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, input=stdin, preexec_fn=limits(file_size),
                           env=env or environment())
 
@@ -41,16 +43,21 @@ class CommandServer:
     """`run` through a server that has loaded flipnet once and forks a process per command
     (`forked_command.py`): the same status, output and files, without the second or two
     a fresh interpreter spends importing. Not for a command whose environment changes
-    what flipnet reads while it is imported."""
+    what flipnet reads while it is imported. Returns once the server is ready, so that
+    a second one started after it finds the Cram kernels in Numba's cache."""
 
     def __init__(self):
         self.server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forked_command.py"))],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                        env=environment())
+        ready = self.server.stdout.readline()
+        if ready != "ready\n":
+            raise RuntimeError(f"the command server did not start: {ready!r}")
 
-    def run(self, argv, cwd, timeout=600, file_size=None, env=None):
+    def run(self, argv, cwd, timeout=600, file_size=None, env=None, python_linker=False):
+        """`python_linker`: the command compiles its graphs with PyTensor's Python linker."""
         request = {"argv": list(map(str, argv)), "cwd": str(cwd), "env": env or environment(),
-                   "file_size": file_size, "timeout": timeout}
+                   "file_size": file_size, "timeout": timeout, "python_linker": python_linker}
         self.server.stdin.write(json.dumps(request) + "\n")
         self.server.stdin.flush()
         reply = json.loads(self.server.stdout.readline())

@@ -7,21 +7,29 @@ argument list, runs the command's entry point (`flipnet.__main__.run`, as the in
 script does) with its output on pipes, and exits with the command's status. Each
 command is still a process of its own, with the exit status and files a user would see.
 
+Before the first request the server imports every module of flipnet (a training or
+evaluation command would otherwise import a quarter of a second's worth of its own) and
+compiles the Cram solver's kernels (from Numba's cache when it holds them), so that a
+forked command finds them ready instead of compiling them again, each for itself; then it
+writes one line, "ready".
+
 Protocol: one JSON object a line on stdin ({"argv", "cwd", "env", "file_size",
-"timeout"}); one a line on stdout ({"returncode", "stdout", "stderr"}). A variable read
+"timeout", "python_linker"}); one a line on stdout ({"returncode", "stdout", "stderr"}). A variable read
 while flipnet is imported (FLIPNET_FLOAT, FLIPNET_HEAP) is the server's: a request that
 changes one must run as a fresh process instead.
 """
 
+import importlib
 import json
 import os
+import pkgutil
 import selectors
 import signal
 import sys
 import time
+from functools import partial
 
-import flipnet.cli  # noqa: F401  (loaded once, before any fork)
-import flipnet.nn.training.config  # noqa: F401  (PyTensor and Numba with it)
+import flipnet
 from cli_cases import limits
 
 IMPORT_TIME_VARIABLES = ("FLIPNET_FLOAT", "FLIPNET_HEAP", "OPENBLAS_NUM_THREADS")
@@ -35,6 +43,8 @@ def child(request, out_fd, err_fd):
         os.environ.clear()
         os.environ.update(request["env"])
         limits(request.get("file_size"))()
+        if request.get("python_linker"):
+            use_python_linker()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(out_fd, 1)  # pipes, as for a fresh process: a file size limit does not cut them
         os.dup2(err_fd, 2)
@@ -76,7 +86,33 @@ def collect(pid, pipes, timeout):
     return os.waitstatus_to_exitcode(status), [b"".join(chunks[fd]).decode(errors="replace") for fd in pipes]
 
 
+def preload():
+    """Every module of flipnet imported and the Cram kernels compiled, once for every fork."""
+    for module in pkgutil.walk_packages(flipnet.__path__, "flipnet."):
+        if module.name != "flipnet.__main__":
+            importlib.import_module(module.name)
+    from flipnet.solve.cram.warm import compile_kernels
+
+    compile_kernels(with_endgame=False)
+
+
+def use_python_linker():
+    """PyTensor's Python linker for this command's graphs (conftest.python_mode), a scan's
+    too: no Numba compile of a graph no other test compiles. Its NumPy operations warn of
+    an overflow that Numba's code passes over in silence: not the command's output."""
+    import warnings
+
+    import pytensor
+    from conftest import python_mode
+
+    pytensor.config.mode = python_mode()
+    pytensor.scan = partial(pytensor.scan, mode=python_mode())
+    warnings.simplefilter("ignore", RuntimeWarning)
+
+
 def serve():
+    preload()
+    print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         assert not set(IMPORT_TIME_VARIABLES) & {k for k, v in request["env"].items()

@@ -12,7 +12,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from cli_cases import environment, files_in, interrupt_when, run, start, stderr_lines
+from cli_cases import PYTHON_LINKER, environment, files_in, interrupt_when, run, start, stderr_lines
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components, key_shape
@@ -546,7 +546,7 @@ def test_the_network_sizes_and_gates_are_settings_kept_in_the_model_and_checked_
     write_sparse_4x4(tmp_path / "sparse.h5")
     common = ["train", "convmem2d", "--data", tmp_path / "sparse.h5", "--bucket", 0, "--batch", 64,
               "--results-dir", tmp_path / "r", "--layers", 2, "--hidden", 7, "--residual-gates"]
-    done = run([*common, "--channels", 5, "--epochs", 1], tmp_path)
+    done = run([*common, "--channels", 5, "--epochs", 1], tmp_path, program=PYTHON_LINKER)
     assert done.returncode == 0, done.stderr
     model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
     assert meta["architecture"] == {"channels": 5, "layers": 2, "hidden": 7, "n_classes": 16,
@@ -557,7 +557,7 @@ def test_the_network_sizes_and_gates_are_settings_kept_in_the_model_and_checked_
     expected = (9 * c + c) + 2 * (9 * c * c + c + 1) + (pooled * 7 + 7) + (7 * 16 + 16)
     assert model.network.n_parameters() == expected
     assert json.loads((tmp_path / "r" / "convmem2d.json").read_text())["parameters"] == expected
-    again = run([*common, "--channels", 6, "--epochs", 2, "--resume"], tmp_path)
+    again = run([*common, "--channels", 6, "--epochs", 2, "--resume"], tmp_path, program=PYTHON_LINKER)
     assert again.returncode == 2 and stderr_lines(again.stderr) == [
         f"flipnet train: error: {tmp_path}/r/convmem2d.ckpt.npz was made with channels=5 (now 6); "
         "drop --resume to start over"]

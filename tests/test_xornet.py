@@ -131,7 +131,7 @@ def test_memory_model_trains_and_resumes(tmp_path):
 
     def run(where, epochs):
         config = config_for("xormem2d", data=str(data), bucket=0, epochs=epochs,
-                                       batch=16, lr=0.01, schedule="constant",
+                                       batch=128, lr=0.01, schedule="constant",
                                        results_dir=str(tmp_path / where))
         return train(config, resume=True, log=lambda *_: None)
 
