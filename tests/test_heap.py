@@ -20,9 +20,9 @@ from flipnet.nn.components.maskconv import MaskedConvNet
 from flipnet.nn.components.shapetrain import step_function
 from flipnet.nn.core import optim
 net = MaskedConvNet(0, channels=32, layers=4)
-step = step_function(net, optim.make("adam", net.params), 5)
+step = step_function(net, optim.make("adam", net.params, clip_norm=2.0), 4)
 rng = np.random.default_rng(0)
-cells = (rng.random((512, 25)) < 0.6).astype("float32")
+cells = (rng.random((512, 16)) < 0.6).astype("float32")
 values = rng.integers(0, 8, 512)
 for _ in range(3):
     step(cells, values, np.float32(1e-3))

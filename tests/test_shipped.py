@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_cases import environment, run
+from cli_cases import PYTHON_LINKER, environment, run
 
 from flipnet.base import shipped
 from flipnet.base.errors import FlipnetError
@@ -119,12 +119,14 @@ def test_a_changed_shipped_file_is_refused_in_one_line(tmp_path, change, why):
 
 @pytest.mark.slow
 def test_a_name_reads_the_run_trained_here_before_the_shipped_one(tmp_path):
-    shipped_run = run(["predict", "xornet1d", "11011" * 4], cwd=tmp_path)
+    """Which file a name loads, through the command (its graphs on the Python linker: the
+    predictions are the test slices' subject)."""
+    shipped_run = run(["predict", "xornet1d", "11011" * 4], cwd=tmp_path, program=PYTHON_LINKER)
     assert shipped_run.returncode == 0, shipped_run.stderr
     assert shipped_run.stdout.splitlines()[0].startswith("loaded xornet1d: the shipped ")
     (tmp_path / "results").mkdir()
     shutil.copyfile(shipped.shipped_file("xornet1d"), tmp_path / "results" / "xornet1d.npz")
-    here = run(["predict", "xornet1d", "11011" * 4], cwd=tmp_path)
+    here = run(["predict", "xornet1d", "11011" * 4], cwd=tmp_path, program=PYTHON_LINKER)
     assert here.stdout.splitlines()[0] == "loaded xornet1d: results/xornet1d.npz (trained here)"
     assert here.stdout.splitlines()[1:] == shipped_run.stdout.splitlines()[1:]
     unknown = run(["evaluate", "nosuchmodel"], cwd=tmp_path)
@@ -133,7 +135,7 @@ def test_a_name_reads_the_run_trained_here_before_the_shipped_one(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_retrained_file_is_told_equal_or_different(tmp_path, study_data):
+def test_a_retrained_file_is_told_equal_or_different(tmp_path, study_data, py_mode):
     from flipnet.nn.evaluation.shipping import retrain_check
 
     results = tmp_path / "results"
