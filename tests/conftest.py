@@ -7,6 +7,9 @@ os.environ["FLIPNET_PROGRESS"] = "0"
 # Numba's LLVM at -O1, for the suite and the commands it runs: a cold compile of convmem2d's
 # training graph takes 80 s against 106 s at the default -O3, and every pinned digest is the same.
 os.environ.setdefault("NUMBA_OPT", "1")
+# The Cram solver's endgame database is not loaded by a command's solver, nor built in the
+# user's cache (453 MB) by a test: the tests that need one build a small one where they say.
+os.environ["FLIPNET_ENDGAME"] = "off"
 
 
 def mex(values):

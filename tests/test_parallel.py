@@ -2,7 +2,8 @@
 computes, to rounding (checked against `pytensor.grad` of the whole batch), the same
 weights bit for bit for the same number of workers, and a failing or dead helper
 reported in one line. The command with --workers, and a real Ctrl-C sent to its whole
-process group, are in test_convmem.py."""
+process group, are in test_convmem.py. The tests of a helper's failures run on the Python
+linker: what they test is the processes, not the compiled step."""
 
 import numpy as np
 import pytest
@@ -79,7 +80,7 @@ def test_the_same_number_of_workers_gives_the_same_weights_bit_for_bit():
 
 
 @pytest.mark.slow
-def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypatch):
+def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypatch, py_mode):
     """A part whose gradient raises (a stand-in for any failure in the helper: the check
     sees the value 15 only in the helper's part) is one line in this process."""
     real = parallel.gradient_function
@@ -111,7 +112,7 @@ def test_a_helper_that_fails_is_reported_in_one_line_and_nothing_moves(monkeypat
 
 
 @pytest.mark.slow
-def test_a_dead_helper_is_noticed_at_the_next_step_and_the_block_ends_the_others():
+def test_a_dead_helper_is_noticed_at_the_next_step_and_the_block_ends_the_others(py_mode):
     cells, values = batch()
     net = network()
     with SplitStep(net, optim.make("sgd", net.params), SIDE, 3, BATCH) as step:
@@ -126,7 +127,7 @@ def test_a_dead_helper_is_noticed_at_the_next_step_and_the_block_ends_the_others
 
 
 @pytest.mark.slow
-def test_a_batch_larger_than_the_step_holds_is_refused():
+def test_a_batch_larger_than_the_step_holds_is_refused(py_mode):
     cells, values = batch()
     net = network()
     with SplitStep(net, optim.make("sgd", net.params), SIDE, 2, BATCH - 1) as step:
