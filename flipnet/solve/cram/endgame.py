@@ -44,9 +44,16 @@ def cache_dir():
 
 
 class Endgame:
-    """Box tables laid end to end in one array (`data`), and `boxes` rows (h, w, offset)."""
+    """Box tables laid end to end in one array (`data`), and `boxes` rows (h, w, offset).
+
+    `data` is read-only whatever it was given as (the file's memory map is): every solver,
+    with a database or without one (`empty`), then calls the search kernels with the same
+    array type, and Numba compiles and caches them once instead of once for each."""
 
     def __init__(self, data, boxes):
+        if data.flags.writeable:
+            data = data.view()
+            data.flags.writeable = False
         self.data, self.boxes = data, np.asarray(boxes, dtype=np.int64).reshape(-1, 3)
 
     @classmethod
