@@ -66,6 +66,14 @@ def use_python_linker(monkeypatch):
     monkeypatch.setattr(pytensor, "scan", partial(pytensor.scan, mode=mode))
 
 
+def python_linker_for_this_process():
+    """`use_python_linker` for the rest of a process: a command's, started for a test."""
+    import pytensor
+
+    pytensor.config.mode = python_mode()
+    pytensor.scan = partial(pytensor.scan, mode=python_mode())
+
+
 @pytest.fixture
 def py_mode(monkeypatch):
     use_python_linker(monkeypatch)

@@ -14,9 +14,10 @@ forked command finds them ready instead of compiling them again, each for itself
 writes one line, "ready".
 
 Protocol: one JSON object a line on stdin ({"argv", "cwd", "env", "file_size",
-"timeout", "python_linker"}); one a line on stdout ({"returncode", "stdout", "stderr"}). A variable read
-while flipnet is imported (FLIPNET_FLOAT, FLIPNET_HEAP) is the server's: a request that
-changes one must run as a fresh process instead.
+"timeout", "python_linker"}); one a line on stdout ({"returncode", "stdout", "stderr"}).
+A variable read while flipnet is imported (FLIPNET_FLOAT, FLIPNET_HEAP) is the server's:
+a request that changes one must run as a fresh process instead. "python_linker": the
+command compiles its graphs with PyTensor's Python linker (conftest.python_mode).
 """
 
 import importlib
@@ -27,7 +28,6 @@ import selectors
 import signal
 import sys
 import time
-from functools import partial
 
 import flipnet
 from cli_cases import limits
@@ -97,16 +97,14 @@ def preload():
 
 
 def use_python_linker():
-    """PyTensor's Python linker for this command's graphs (conftest.python_mode), a scan's
-    too: no Numba compile of a graph no other test compiles. Its NumPy operations warn of
-    an overflow that Numba's code passes over in silence: not the command's output."""
+    """PyTensor's Python linker for this command's graphs, a scan's too: no Numba compile
+    of a graph no other test compiles. Its NumPy operations warn of an overflow that
+    Numba's code passes over in silence: not the command's output."""
     import warnings
 
-    import pytensor
-    from conftest import python_mode
+    from conftest import python_linker_for_this_process
 
-    pytensor.config.mode = python_mode()
-    pytensor.scan = partial(pytensor.scan, mode=python_mode())
+    python_linker_for_this_process()
     warnings.simplefilter("ignore", RuntimeWarning)
 
 

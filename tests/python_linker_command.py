@@ -1,17 +1,13 @@
 """The `flipnet` command with its PyTensor graphs compiled by the Python linker
 (conftest.python_mode), a scan's inner graph too: for a test of what a command does (its
-settings, files, signals, two processes) on a graph no other test compiles with Numba,
-where a cold cache would pay a Numba compile of a minute for it.
+settings, the files it loads) on a graph no other test compiles with Numba, where a cold
+cache would pay a Numba compile of a minute for it.
 `python python_linker_command.py ARGS` is `flipnet ARGS` otherwise."""
 
-from functools import partial
-
 import flipnet  # noqa: F401  (first: it sets OPENBLAS_NUM_THREADS before NumPy loads)
-import pytensor
-from conftest import python_mode
+from conftest import python_linker_for_this_process
 
-pytensor.config.mode = python_mode()
-pytensor.scan = partial(pytensor.scan, mode=python_mode())
+python_linker_for_this_process()
 
 from flipnet.__main__ import run  # noqa: E402  (after the linker is chosen)
 
