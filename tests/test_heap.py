@@ -13,6 +13,8 @@ from flipnet.base.heap import _mallopt
 
 pytestmark = pytest.mark.skipif(_mallopt() is None, reason="the C library has no mallopt")
 
+# convmem2d's step as the command trains it on test_convmem.py's 4x4 boards (clipped Adam):
+# one graph for both, so a cold cache compiles it once
 STEPS = """
 import json, resource
 import numpy as np
