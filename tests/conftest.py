@@ -55,28 +55,22 @@ def python_mode():
     return Mode(linker="py", optimizer="fast_compile").excluding("local_add_canonizer", "local_mul_canonizer")
 
 
-def use_python_linker(monkeypatch):
+def use_python_linker(set_attribute=setattr):
     """Compile PyTensor graphs with the Python linker (`python_mode`), a scan's inner graph
     too: left to itself, Scan compiles its inner graph with the C linker, which a cold
-    cache pays for in minutes of g++. The Numba path has its own tests."""
+    cache pays for in minutes of g++. The Numba path has its own tests. `set_attribute`:
+    a test's `monkeypatch.setattr` (undone after it), or `setattr` for the rest of a
+    process (a command's, started for a test)."""
     import pytensor
 
     mode = python_mode()
-    monkeypatch.setattr(pytensor.config, "mode", mode)
-    monkeypatch.setattr(pytensor, "scan", partial(pytensor.scan, mode=mode))
-
-
-def python_linker_for_this_process():
-    """`use_python_linker` for the rest of a process: a command's, started for a test."""
-    import pytensor
-
-    pytensor.config.mode = python_mode()
-    pytensor.scan = partial(pytensor.scan, mode=python_mode())
+    set_attribute(pytensor.config, "mode", mode)
+    set_attribute(pytensor, "scan", partial(pytensor.scan, mode=mode))
 
 
 @pytest.fixture
 def py_mode(monkeypatch):
-    use_python_linker(monkeypatch)
+    use_python_linker(monkeypatch.setattr)
 
 
 def numeric_grad(f, arrays, eps=1e-6):

@@ -44,7 +44,7 @@ def child(request, out_fd, err_fd):
         os.environ.update(request["env"])
         limits(request.get("file_size"))()
         if request.get("python_linker"):
-            use_python_linker()
+            python_linker_quietly()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(out_fd, 1)  # pipes, as for a fresh process: a file size limit does not cut them
         os.dup2(err_fd, 2)
@@ -96,15 +96,15 @@ def preload():
     compile_kernels(with_endgame=False)
 
 
-def use_python_linker():
+def python_linker_quietly():
     """PyTensor's Python linker for this command's graphs, a scan's too: no Numba compile
     of a graph no other test compiles. Its NumPy operations warn of an overflow that
     Numba's code passes over in silence: not the command's output."""
     import warnings
 
-    from conftest import python_linker_for_this_process
+    from conftest import use_python_linker
 
-    python_linker_for_this_process()
+    use_python_linker()
     warnings.simplefilter("ignore", RuntimeWarning)
 
 

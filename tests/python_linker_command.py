@@ -5,9 +5,9 @@ cache would pay a Numba compile of a minute for it.
 `python python_linker_command.py ARGS` is `flipnet ARGS` otherwise."""
 
 import flipnet  # noqa: F401  (first: it sets OPENBLAS_NUM_THREADS before NumPy loads)
-from conftest import python_linker_for_this_process
+from conftest import use_python_linker
 
-python_linker_for_this_process()
+use_python_linker()
 
 from flipnet.__main__ import run  # noqa: E402  (after the linker is chosen)
 

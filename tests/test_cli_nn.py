@@ -27,7 +27,7 @@ def trained(tmp_path_factory):
     write_tiny_dataset(data)
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as mp, redirect_stdout(out), redirect_stderr(err):
-        use_python_linker(mp)
+        use_python_linker(mp.setattr)
         code = main([str(a) for a in ("train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 3,
                                       "--batch", 10, "--eval-batch", 0, "--optimizer", "adam", "--lr", 0.01,
                                       "--seed", 3, "--out", "tiny", "--results-dir", results)])

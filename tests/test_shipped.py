@@ -48,7 +48,7 @@ def test_the_models_of_record_ship_within_the_size_limit():
 
 
 # On the Python linker (`py_mode`): the counts are those of the shipped files' graphs; the
-# commands below value positions with shipped models on the Numba path.
+# network agent's test below values positions with a shipped model on the Numba path.
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NETWORKS)
 def test_each_shipped_model_values_the_test_slice_as_the_manifest_says(name, study_data, py_mode):
