@@ -227,6 +227,46 @@ def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatc
     assert growing.tt.shape[0] == 1 << 14 and growing.tt_log == 14 and fixed.tt.shape[0] == 1 << 10
 
 
+def mapping_of(address):
+    """The /proc/self/smaps fields of the mapping that holds `address` (NumPy advises a
+    large array's memory from its second page on: ask for an address inside)."""
+    fields, inside = {}, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(x, 16) for x in head.split("-"))
+                if inside:
+                    break
+                inside = low <= address < high
+            elif inside:
+                fields[head.rstrip(":")] = line.split()[1]
+    return fields
+
+
+def test_the_table_is_zeroed_in_small_pages_as_it_is_touched():
+    """A few entries of a large table touched: ordinary pages, not 2 MB ones zeroed whole
+    (NumPy's own large arrays ask for those), and the solver's table is made so."""
+    import os
+
+    from flipnet.solve.cram.memory import zeroed_table
+
+    setting = "/sys/kernel/mm/transparent_hugepage/enabled"
+    if not os.path.exists(setting) or "[never]" in open(setting).read():
+        pytest.skip("this system never gives 2 MB pages: nothing to ask for")
+    size = 1 << 22  # entries: 64 MB
+    tables = {"ours": zeroed_table(size, 2), "numpy": np.zeros((size, 2), np.uint64)}
+    for t in tables.values():
+        t[::1 << 15, 1] = 7  # one entry every 512 kB
+    found = {name: mapping_of(t.ctypes.data + t.nbytes // 2) for name, t in tables.items()}
+    assert found["numpy"]["THPeligible"] == "1"  # what the table would be without the advice
+    assert found["ours"]["THPeligible"] == "0" and found["ours"]["AnonHugePages"] == "0"
+    assert int(found["ours"]["Rss"]) <= 4 * 128 + 64  # kB: 128 pages touched, not 64 MB
+    assert tables["ours"].sum() == 7 * 128 and tables["ours"].flags.writeable
+    solver = CramSolver(progress=False, tt_log=16)
+    assert mapping_of(solver.tt.ctypes.data + solver.tt.nbytes // 2)["THPeligible"] == "0"
+
+
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
     import threading
 

@@ -20,6 +20,7 @@ from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, cache_dir
+from flipnet.solve.cram.memory import zeroed_table
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
@@ -59,7 +60,7 @@ class CramSolver:
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.grow_table = grow_table
-        self.tt = np.zeros((1 << tt_log, 2), np.uint64)  # see search.KEY, META
+        self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
         self.tt_log = tt_log
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)
@@ -169,7 +170,7 @@ class CramSolver:
                 control, buffers, paths = controls[worker], search.scratch(), search.paths()
                 control[search.MIRROR] = self.control[search.MIRROR]
                 for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
-                    table = np.zeros((1 << self.tt_log, 2), np.uint64)
+                    table = zeroed_table(1 << self.tt_log, 2)
                     ctx = self._context(empty, table, self.tt_log, control, stats[worker], buffers, paths, 0)
                     if not search.values_of_positions(dealt[lane], rows, cols, budget, outs[lane], ctx):
                         return
@@ -242,7 +243,7 @@ class CramSolver:
         with self._busy:
             self._wait_for_left()
             if tt_log > self.tt_log:
-                self.tt, self.tt_log = np.zeros((1 << tt_log, 2), np.uint64), tt_log
+                self.tt, self.tt_log = zeroed_table(1 << tt_log, 2), tt_log
 
     def use_workers(self, workers):
         """Search each component with 1 or 2 workers from the next call on."""
