@@ -3,7 +3,10 @@ valued: only the rest are solved again, and the file is the one an unbroken buil
 One worker and two write the same file, byte for byte, and so does a solver that was asked
 other questions before. The registered samples take minutes a density, so these run
 `make_sample` on a small 6x6 protocol in a child process (`flipnet data` calls the same
-function)."""
+function). Their solvers take a table of 2^16 entries: a lane's table starts empty and
+is the same size with one worker or two, whatever its size, and on these small samples
+the default's 1 GB a lane, zeroed page by page as it is touched, costs more than the
+search (test_bench.py values a sample with the default)."""
 
 import json
 import subprocess
@@ -15,21 +18,26 @@ from cli_cases import environment
 
 from flipnet.datasets import sampled
 from flipnet.datasets.sampled import SampledDataset, make_sample, partial_path, read, resuming_note
-from flipnet.solve.cram import CramSolver, solver
+from flipnet.solve.cram import CramSolver
 
 SPEC = SampledDataset("tiny6x6", 6, 6, (0.4, 0.6), 250, "a small protocol for tests")
+TABLE_LOG = 16
+
+
+def small_solver(workers=1):
+    return CramSolver(progress=False, workers=workers, tt_log=TABLE_LOG)
+
 
 CHILD = """
 import json, os, signal, sys
 from flipnet.base import signals
 from flipnet.base.errors import Interrupted
 from flipnet.datasets.sampled import SampledDataset, make_sample
-from flipnet.solve.cram import CramSolver, solver
+from flipnet.solve.cram import CramSolver
 
 spec = SampledDataset("tiny6x6", 6, 6, (0.4, 0.6), 250, "a small protocol for tests")
 stop_at, solved, sent = float(sys.argv[2]), [], []
-inner = solver()
-inner.use_workers(int(sys.argv[3]))
+inner = CramSolver(progress=False, workers=int(sys.argv[3]), tt_log=int(sys.argv[4]))
 
 class Solver:  # the real solver: records the draws it values; one Ctrl-C at the first news of stop_at's
     def values_of_sample(self, states, rows, cols, budget, tell):
@@ -51,7 +59,7 @@ print(json.dumps(solved))
 
 
 def child(path, stop_at=0.0, workers=1):
-    return subprocess.run([sys.executable, "-c", CHILD, str(path), str(stop_at), str(workers)],
+    return subprocess.run([sys.executable, "-c", CHILD, str(path), str(stop_at), str(workers), str(TABLE_LOG)],
                           capture_output=True, text=True, timeout=300, env=environment())
 
 
@@ -75,7 +83,7 @@ def test_ctrl_c_keeps_the_densities_valued_and_the_build_goes_on_from_there(tmp_
     assert not partial_path(path).exists()
 
     unbroken = tmp_path / "unbroken.h5"
-    make_sample(SPEC, unbroken, solver())
+    make_sample(SPEC, unbroken, small_solver())
     assert path.read_bytes() == unbroken.read_bytes()
 
 
@@ -88,14 +96,14 @@ def test_one_worker_and_two_value_a_sample_alike_whatever_was_asked_before(tmp_p
     budget = 40
     found = {}
     for workers in (1, 2, 1):
-        valuer = CramSolver(progress=False, workers=workers)
+        valuer = small_solver(workers)
         if len(found) == 2:  # a solver that has answered other questions: its table is not used
             valuer.values_of_states(states[::-1], 6, 6)
         found[len(found)] = valuer.values_of_sample(states, 6, 6, budget)
     assert np.array_equal(found[0], found[1]) and np.array_equal(found[0], found[2])
     over = found[0] < 0
     assert 0 < over.sum() < over.size / 2  # the budget drops some, not most
-    exact = CramSolver(progress=False).values_of_states(states, 6, 6)
+    exact = small_solver().values_of_states(states, 6, 6)
     assert np.array_equal(found[0][~over], exact[~over])
     assert (exact[over] >= 0).all()
 
@@ -104,7 +112,7 @@ def test_one_worker_and_two_value_a_sample_alike_whatever_was_asked_before(tmp_p
 def test_the_file_is_the_same_with_one_worker_and_two(tmp_path):
     files = []
     for workers in (1, 2):
-        valuer = CramSolver(progress=False, workers=workers)
+        valuer = small_solver(workers)
         files.append(tmp_path / f"workers{workers}.h5")
         make_sample(SPEC, files[-1], valuer)
     assert files[0].read_bytes() == files[1].read_bytes()
@@ -116,10 +124,10 @@ def test_a_partial_file_unreadable_or_not_of_this_draw_is_not_used(tmp_path):
     path = tmp_path / "tiny6x6.h5"
     partial_path(path).write_bytes(b"not a zip file")
     assert sampled.valued_before(SPEC, path) == {}
-    make_sample(SPEC, path, solver())  # replaced as it goes, removed at the end
+    make_sample(SPEC, path, small_solver())  # replaced as it goes, removed at the end
     assert not partial_path(path).exists()
     whole = read(path)
     # values kept for a draw of another length (a file edited, or lost in part) are valued again
     sampled._keep_partial(SPEC, path, {0.4: (np.zeros(3, np.int64), 0, 1.0)})
-    make_sample(SPEC, path, solver())
+    make_sample(SPEC, path, small_solver())
     assert np.array_equal(read(path).values, whole.values)
