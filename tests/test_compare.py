@@ -126,6 +126,7 @@ def test_every_measured_row_names_the_runs_its_rule_asks_for():
 def test_a_speed_is_faster_or_slower_with_its_ratio():
     assert compare.verdict("faster", 0.83, 11.0) == "faster (13.3x)"
     assert compare.verdict("faster", 22.0, 11.0) == "slower (2.0x)"
+    assert compare.verdict_over_seeds("faster", [0.83], 11.0) == "faster (13.3x)"  # a row's verdict
 
 
 def test_how_chosen_is_written_from_the_run_and_shows_a_computed_figure(tmp_path, monkeypatch):
