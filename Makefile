@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-arena compare-seeds-best beyond-seeds $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -228,11 +228,12 @@ seed_runs = $(foreach s,$(2),results/$(1)-seed$(s).json)
 SEED_RUNS := $(foreach r,$(SEEDED_5),$(call seed_runs,$(r),$(SEEDS_5))) \
     $(foreach r,$(SEEDED_3),$(call seed_runs,$(r),$(SEEDS_3)))
 ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json)
+NIM_RUNS := $(foreach s,$(SEEDS_5),results/nim-seed$(s).json)
 BEST := convmem2d-gated12-80-distil6m-r2
 .PHONY: $(addprefix compare-seeds-,$(SEEDED_5) $(SEEDED_3) xormem2d)
 
 compare-seeds: ## every row's runs of other seeds, two at a time (then make compare)
-	$(MAKE) -j2 $(SEED_RUNS) $(ARENA_RUNS)
+	$(MAKE) -j2 $(SEED_RUNS) $(ARENA_RUNS) $(NIM_RUNS)
 	$(MAKE) compare-seeds-best
 
 define seeded_target
@@ -242,6 +243,10 @@ results/$(1)-seed%.json: | data
 endef
 $(foreach r,$(SEEDED_5),$(eval $(call seeded_target,$(r),$(SEEDS_5))))
 $(foreach r,$(SEEDED_3),$(eval $(call seeded_target,$(r),$(SEEDS_3))))
+
+compare-seeds-nim: $(NIM_RUNS)
+results/nim-seed%.json: | $(READY)
+	$(FLIPNET) train-nim --seed $* --weights results/nim-seed$*.txt --results $@
 
 compare-seeds-arena: $(ARENA_RUNS)
 results/arena-seed%.json: | $(READY)

@@ -107,14 +107,27 @@ def test_a_target_of_flipnets_own_keeps_mixed_as_mixed(tmp_path):
     assert compare.compare([target], tmp_path)[0].verdict == "mixed (2 of 3 runs)"
 
 
+def test_a_counted_figure_is_counted_in_every_run(tmp_path):
+    """A figure that is the length of a list (the NIM perceptron's missed piles) is counted
+    in the seed runs too, and a median of counts is shown as a count."""
+    for name, missed in (("nim", []), ("nim-seed1", [47, 79]), ("nim-seed2", [47])):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"diff_winning": missed, "seed": 52, "epochs": 4000}))
+    counted = claim(id="nim", paper=0, paper_text="none", rule="equal", format="count",
+                    measure={"file": "nim.json", "field": "diff_winning", "count": True},
+                    seeds={"runs": "nim-seed{seed}.json", "seeds": [1, 2], "command": "make compare-seeds-nim"})
+    [row] = compare.compare([counted], tmp_path)
+    assert row.verdict == "mixed (1 of 3 runs)"
+    assert "| median 1 [0..2], 3 runs; seed 52: 0 |" in compare.markdown([row])
+
+
 def test_every_measured_row_names_the_runs_its_rule_asks_for():
     """5 runs for a recipe under 10 minutes on one core, 3 for mlp2d (under an hour), 2 for
     the best model's pipeline, 5 arena seeds; each with the make target that runs them."""
     claims = {c["id"]: c for c in compare.load_claims(ROOT / "data" / "paper.json")}
     wanted = {"mlp2d": 3, "mlp2d-best": 2}
     for name, c in claims.items():
-        if "computed" in c["measure"] or name in ("dp-time", "nim-perceptron"):
-            continue  # exact facts, a timing, and a seed chosen on the piles it is scored on
+        if "computed" in c["measure"] or name == "dp-time":
+            continue  # exact facts and a timing
         assert len(c["seeds"]["seeds"]) + 1 == wanted.get(name, 5), name
         target = c["seeds"]["command"].split()[-1]  # -B: every command, whatever results/ holds
         dry = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True)

@@ -142,7 +142,7 @@ def seed_runs(claim, results_dir):
         if path is None:
             missing.append(seed)
         else:
-            values.append(read_field(path, field_))
+            values.append(read_field(path, field_, claim["measure"].get("count", False)))
     return {"values": values, "wanted": len(spec["seeds"]) + 1, "missing": missing,
             "command": spec["command"]}
 
@@ -253,6 +253,8 @@ def show(value, kind):
         return f"{value:.2f} s"
     if kind == "outcome":
         return "won (1)" if value else "lost (0)"
+    if kind == "count":  # a median of counts is a float, and may fall between two
+        return str(int(value)) if float(value).is_integer() else f"{value}"
     return f"{value}"
 
 
