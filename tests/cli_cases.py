@@ -44,10 +44,13 @@ class CommandServer:
     (`forked_command.py`): the same status, output and files, without the second or two
     a fresh interpreter spends importing. Not for a command whose environment changes
     what flipnet reads while it is imported. Returns once the server is ready, so that
-    a second one started after it finds the Cram kernels in Numba's cache."""
+    a second one started after it finds the Cram kernels in Numba's cache; `kernels`:
+    False for commands that value few positions, whose own load of the kernels costs less
+    than a cold compile in the server."""
 
-    def __init__(self):
-        self.server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forked_command.py"))],
+    def __init__(self, kernels=True):
+        self.server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forked_command.py")),
+                                        *([] if kernels else ["--without-kernels"])],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                        env=environment())
         ready = self.server.stdout.readline()

@@ -9,9 +9,9 @@ command is still a process of its own, with the exit status and files a user wou
 
 Before the first request the server imports every module of flipnet (a training or
 evaluation command would otherwise import a quarter of a second's worth of its own) and
-compiles the Cram solver's kernels (from Numba's cache when it holds them), so that a
-forked command finds them ready instead of compiling them again, each for itself; then it
-writes one line, "ready".
+compiles the Cram solver's kernels (from Numba's cache when it holds them; not with
+--without-kernels), so that a forked command finds them ready instead of compiling them
+again, each for itself; then it writes one line, "ready".
 
 Protocol: one JSON object a line on stdin ({"argv", "cwd", "env", "file_size",
 "timeout", "python_linker"}); one a line on stdout ({"returncode", "stdout", "stderr"}).
@@ -86,14 +86,16 @@ def collect(pid, pipes, timeout):
     return os.waitstatus_to_exitcode(status), [b"".join(chunks[fd]).decode(errors="replace") for fd in pipes]
 
 
-def preload():
-    """Every module of flipnet imported and the Cram kernels compiled, once for every fork."""
+def preload(kernels=True):
+    """Every module of flipnet imported and (with `kernels`) the Cram kernels compiled,
+    once for every fork."""
     for module in pkgutil.walk_packages(flipnet.__path__, "flipnet."):
         if module.name != "flipnet.__main__":
             importlib.import_module(module.name)
-    from flipnet.solve.cram.warm import compile_kernels
+    if kernels:
+        from flipnet.solve.cram.warm import compile_kernels
 
-    compile_kernels(with_endgame=False)
+        compile_kernels(with_endgame=False)
 
 
 def python_linker_quietly():
@@ -108,8 +110,8 @@ def python_linker_quietly():
     warnings.simplefilter("ignore", RuntimeWarning)
 
 
-def serve():
-    preload()
+def serve(kernels=True):
+    preload(kernels)
     print("ready", flush=True)
     for line in sys.stdin:
         request = json.loads(line)
@@ -129,4 +131,4 @@ def serve():
 
 
 if __name__ == "__main__":
-    serve()
+    serve(kernels="--without-kernels" not in sys.argv[1:])

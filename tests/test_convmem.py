@@ -12,7 +12,7 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from cli_cases import PYTHON_LINKER, environment, files_in, interrupt_when, run, start, stderr_lines
+from cli_cases import PYTHON_LINKER, CommandServer, environment, files_in, interrupt_when, start, stderr_lines
 
 from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components, key_shape
@@ -28,6 +28,26 @@ from flipnet.nn.core.store import load_npz
 from flipnet.solve import table
 
 OFFSETS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+SERVER = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def command_server():
+    """The module's commands run forked from a server that has flipnet loaded
+    (cli_cases.CommandServer; test_bad_input.py holds its runs to a fresh process's):
+    about 40 commands, a second of imports each. Those sent a Ctrl-C start as processes
+    of their own (`start`)."""
+    server = CommandServer(kernels=False)
+    SERVER.append(server)
+    yield
+    SERVER.clear()
+    server.close()
+
+
+def run(argv, cwd, program=None):
+    """A command's CompletedProcess, forked from the server; PYTHON_LINKER: its graphs on
+    PyTensor's Python linker."""
+    return SERVER[0].run(argv, cwd, python_linker=program is PYTHON_LINKER)
 
 
 def direct_logits(net, cells):
