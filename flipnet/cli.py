@@ -256,6 +256,8 @@ def _parse_bench(sub):
     p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large "
                    "(default: all but cram-large, which takes hours)")
     p.add_argument("--out", help="also write the timings as JSON")
+    p.add_argument("--boards", metavar="RxC,...", help="time only these full boards of the Cram sections "
+                   "(e.g. 5x8,4x11; default: all of them)")
     p.set_defaults(run=cmd_bench)
 
 
@@ -746,7 +748,7 @@ def cmd_models(args):
 def cmd_bench(args):
     from flipnet.report.bench import run
 
-    run(args.only, args.out)
+    run(args.only, args.out, args.boards)
 
 
 if __name__ == "__main__":

@@ -274,6 +274,8 @@ CASES = [
      "cannot write f/error-by-size.png: File too large", {"file_size": 16}),
     ("bench-section", ["bench", "--only", "nosuch"], "unknown bench sections ['nosuch']"),
     ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
+    ("bench-board", ["bench", "--only", "cram-large", "--boards", "5x8,9x9"], "unknown bench board 9x9"),
+    ("bench-board-none", ["bench", "--only", "cram-large", "--boards", ","], "unknown bench board ','"),
     # numbers at the edges: huge, tiny, negative; flags that would be ignored
     ("solve-max-take-huge", ["solve", "gridnim", "--shape", "3x3", "--max-take", "9" * 20],
      "--max-take must be from 1 to 3 on a 3x3 board"),

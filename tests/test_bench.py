@@ -20,6 +20,15 @@ def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, mon
     assert bench.MEASURED["cram 6x7"]["over_limit"] == 2 and bench.MEASURED["cram 6x7"]["flipnet_seconds"] is None
 
 
+def test_boards_name_the_full_boards_to_time(capsys, monkeypatch):
+    timed = []
+    monkeypatch.setattr(bench, "BOARDS", {"5x8", "4x11"})
+    monkeypatch.setattr(bench, "_child_json", lambda code, rows, cols, mirror, workers, timeout: timed.append(
+        (rows, cols, workers)) or {"value": 1, "seconds": 1.0, "positions": 1, "peak_mb": 1.0})
+    bench._cram_boards(bench.CRAM_LARGE)
+    assert timed == [(5, 8, 1), (5, 8, 2), (4, 11, 1), (4, 11, 2)]
+
+
 @pytest.mark.slow
 def test_the_sample_row_times_one_worker_against_two(capsys):
     bench.MEASURED.clear()

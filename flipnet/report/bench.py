@@ -25,6 +25,7 @@ from flipnet.base.files import check_writable, write_json
 SECTIONS = {}
 LONG = set()  # sections of unbounded time, run only when named (`make bench-large`)
 MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
+BOARDS = None  # the Cram boards to time ("6x7", ...), or None for all of a section's (--boards)
 
 
 def section(name, long=False):
@@ -323,14 +324,24 @@ def _cram_prepare(boxes=None):
           f"{time.perf_counter() - start:.1f} s")
 
 
+def board_label(rows, cols):
+    return f"{rows}x{cols}"
+
+
+def _chosen(boards):
+    """The boards of a section that --boards names (all of them without --boards)."""
+    return [b for b in boards if BOARDS is None or board_label(*b[:2]) in BOARDS]
+
+
 def _cram_boards(boards, limit=1800):
     """Each full board in a fresh process, with one worker and with two; a run that gives
     no answer within `limit` seconds is stopped and reported so."""
+    boards = _chosen(boards)
     print(f"{'board':<8} {'nimber':>6} {'published':>9} {'1 worker s':>10} {'2 workers s':>11} {'ratio':>6} "
           f"{'positions (1 / 2)':>23} {'peak MB':>8} {'C++ LV (MCGS)':>14}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
-            label = f"{rows}x{cols}" + ("" if mirror else " (no mirror rule)")
+            label = board_label(rows, cols) + ("" if mirror else " (no mirror rule)")
             ref = f"{anchor:.0f} s" if anchor else "-"
             runs = {}
             for workers in (1, 2):
@@ -458,14 +469,22 @@ def _cpp_reference():
     return fn
 
 
-def run(only=None, out=None):
+def run(only=None, out=None, boards=None):
     """The sections named in `only` (default: all but the long ones), printed; with `out`,
-    also as JSON."""
+    also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards."""
+    global BOARDS
     from flipnet.base.errors import FlipnetError
 
     unknown = set(only or ()) - set(SECTIONS)
     if unknown:
         raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
+    if boards is not None:
+        known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE]
+        BOARDS = {b.strip() for b in boards.split(",") if b.strip()}
+        strange = sorted(BOARDS - set(known))
+        if strange or not BOARDS:
+            raise FlipnetError(f"unknown bench board {', '.join(strange) or repr(boards)}: choose from "
+                               f"{', '.join(dict.fromkeys(known))}")
     if out:
         check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
