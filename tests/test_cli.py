@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -45,15 +46,19 @@ def test_value_json(capsys):
 
 @pytest.mark.slow
 def test_value_with_two_workers_prints_what_one_worker_prints(capsys):
+    """Two workers by default on a machine of two cores or more."""
     from flipnet.solve.position import solver
 
     board = "111111/111111/111011/111111"  # one component of 23 cells: searched, not in a table
     try:
         outputs = [run(capsys, "value", "flip", board, "--workers", str(workers)) for workers in (1, 2)]
         assert solver().workers == 2
+        solver().use_workers(1)
+        outputs.append(run(capsys, "value", "flip", board))
+        assert solver().workers == min(2, os.cpu_count())
     finally:
         solver().use_workers(1)
-    assert outputs[0] == outputs[1] and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
+    assert outputs[0] == outputs[1] == outputs[2] and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
 
 
 def test_value_of_a_long_row(capsys):

@@ -359,8 +359,8 @@ class CramSolver:
                     if watch is not None:
                         watch(total(search.DONE) - done_before)
                     elif self.progress and elapsed > PROGRESS_AFTER:
-                        if line is None:
-                            line = bar(None, "search", unit="pos")
+                        if line is None:  # the rate counts from here, not from the count already reached
+                            line = bar(None, "search", unit="pos", initial=total(search.NODES) - nodes_before)
                         line.n = total(search.NODES) - nodes_before
                         line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
                                          refresh=False)
