@@ -267,6 +267,21 @@ def test_the_table_is_zeroed_in_small_pages_as_it_is_touched():
     assert mapping_of(solver.tt.ctypes.data + solver.tt.nbytes // 2)["THPeligible"] == "0"
 
 
+def test_populate_maps_every_page_of_the_table_and_keeps_what_it_holds():
+    """Two workers faulting the table's pages in at once wait for each other; a large
+    search maps them all first, and what the table held stays."""
+    from flipnet.solve.cram.memory import populate, zeroed_table
+
+    table = zeroed_table(1 << 18, 2)  # 4 MB
+    table[::4099, 1] = np.arange(table[::4099].shape[0], dtype=np.uint64) + 1
+    before = table.copy()
+    resident = int(mapping_of(table.ctypes.data)["Rss"])
+    if not populate(table):
+        pytest.skip("this platform cannot map a table's pages ahead")
+    assert int(mapping_of(table.ctypes.data)["Rss"]) == table.nbytes // 1024 > resident
+    assert np.array_equal(table, before)
+
+
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
     import threading
 

@@ -337,7 +337,7 @@ def _cram_boards(boards, limit=1800):
     """Each full board in a fresh process, with one worker and with two; a run that gives
     no answer within `limit` seconds is stopped and reported so."""
     boards = _chosen(boards)
-    print(f"{'board':<8} {'nimber':>6} {'published':>9} {'1 worker s':>10} {'2 workers s':>11} {'ratio':>6} "
+    print(f"{'board':<21} {'nimber':>6} {'published':>9} {'1 worker s':>10} {'2 workers s':>11} {'ratio':>6} "
           f"{'positions (1 / 2)':>23} {'peak MB':>8} {'C++ LV (MCGS)':>14}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
@@ -360,7 +360,7 @@ def _cram_boards(boards, limit=1800):
             ratio = f"{one['seconds'] / two['seconds']:.2f}x" if one and two else "-"
             positions = " / ".join(f"{r['positions']:,}" if r else "-" for r in (one, two))
             peak = max((r["peak_mb"] for r in (one, two) if r), default=None)
-            print(f"{label:<8} {value:>6} {published:>9} {seconds(one):>10} {seconds(two):>11} {ratio:>6} "
+            print(f"{label:<21} {value:>6} {published:>9} {seconds(one):>10} {seconds(two):>11} {ratio:>6} "
                   f"{positions:>23} {'-' if peak is None else format(peak, '.0f'):>8} {ref:>14}", flush=True)
             MEASURED[f"cram {label}"] = {
                 "reference": "C++ Lemoine-Viennot (MCGS), quoted", "reference_seconds": anchor,
@@ -478,6 +478,7 @@ def run(only=None, out=None, boards=None):
     unknown = set(only or ()) - set(SECTIONS)
     if unknown:
         raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
+    BOARDS = None
     if boards is not None:
         known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE]
         BOARDS = {b.strip() for b in boards.split(",") if b.strip()}

@@ -20,7 +20,7 @@ from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, cache_dir
-from flipnet.solve.cram.memory import zeroed_table
+from flipnet.solve.cram.memory import populate, zeroed_table
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
@@ -36,6 +36,7 @@ LARGE_ENDGAME_FROM = 40
 # From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
 # in 52 min with 2^28 entries and not in 68 min with 2^26; 6x7 (42) takes 7 min with 2^26.
 LARGE_TABLE_FROM, LARGE_TABLE_LOG = 45, 28  # 2^28 entries: 4.3 GB, in pages as they are used
+POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
 
@@ -61,6 +62,7 @@ class CramSolver:
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.grow_table = grow_table
         self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
+        self._populated = None  # the table whose pages are all mapped (`populate`)
         self.tt_log = tt_log
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = np.zeros(4, np.int64)
@@ -123,6 +125,9 @@ class CramSolver:
                   file=sys.stderr)
         if self.grow_table and largest >= LARGE_TABLE_FROM:
             self.use_table(LARGE_TABLE_LOG)
+        if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.4 s, once
+            populate(self.tt)  # two workers faulting pages in one by one wait for each other
+            self._populated = self.tt
         values = np.zeros(len(parts), np.int64)
         searched = []
         for k, (bits, h, w) in enumerate(parts):

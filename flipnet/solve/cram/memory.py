@@ -18,6 +18,9 @@ The table itself is zeroed memory the kernel hands out as it is touched. NumPy a
 (`transparent_hugepage` "madvise", its default on many systems), the first touch of each
 2 MB zeroes all of it, after compacting memory to find one: a question touching a few
 thousand entries of a 1 GB table cost seconds. `zeroed_table` asks for ordinary pages.
+A search of a large component touches nearly all of them, though, and two workers that
+fault pages of one mapping in at once wait for each other (5x7: two workers no faster
+than one); `populate` maps them all first, in one call.
 """
 
 import mmap
@@ -70,3 +73,21 @@ def zeroed_table(rows, columns, dtype=np.uint64):
     memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     memory.madvise(advice)
     return np.frombuffer(memory, dtype).reshape(rows, columns)
+
+
+MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and later
+
+
+def populate(table):
+    """Map every page of a `zeroed_table` now, writable, its contents kept; True if done
+    (False where the platform cannot: the pages then come as they are touched)."""
+    memory = table.base
+    while memory is not None and not isinstance(memory, mmap.mmap):
+        memory = getattr(memory, "base", None) or getattr(memory, "obj", None)
+    if memory is None:
+        return False
+    try:
+        memory.madvise(MADV_POPULATE_WRITE)
+    except (OSError, ValueError):
+        return False
+    return True
