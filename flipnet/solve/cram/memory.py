@@ -81,10 +81,12 @@ MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and
 def populate(table):
     """Map every page of a `zeroed_table` now, writable, its contents kept; True if done
     (False where the platform cannot: the pages then come as they are touched)."""
-    memory = table.base
-    while memory is not None and not isinstance(memory, mmap.mmap):
-        memory = getattr(memory, "base", None) or getattr(memory, "obj", None)
-    if memory is None:
+    memory = table.base  # views of views, then NumPy's memoryview of the mapping
+    while isinstance(memory, np.ndarray):
+        memory = memory.base
+    if isinstance(memory, memoryview):
+        memory = memory.obj
+    if not isinstance(memory, mmap.mmap):
         return False
     try:
         memory.madvise(MADV_POPULATE_WRITE)
