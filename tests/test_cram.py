@@ -199,6 +199,34 @@ def test_winning_moves_are_the_moves_to_zero(solver):
         assert [tuple(m) for m in moves] == expected
 
 
+def test_a_2x2_block_of_twin_corners_splits_where_its_horizontal_links_are_cut():
+    # the block (1,1)-(2,2): its corners (1,1) and (2,2) have no other neighbours, so the
+    # position is worth the sum of the two L-shaped paths the block's vertical links hold
+    cells = {(0, 2), (0, 3), (1, 1), (1, 2), (2, 1), (2, 2), (2, 0), (3, 0)}
+    mask = np.uint64(sum(1 << (r * 4 + c) for r, c in cells))
+    assert bits.twin_links(mask, 4, 4) == np.uint64(1 << 5 | 1 << 9)  # left cells (1,1) and (2,1)
+    out, stack = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    pieces = {frozenset(divmod(b, 4) for b in range(16) if int(out[k]) >> b & 1)
+              for k in range(bits.reduced_split(mask, 4, 4, out, stack))}
+    assert pieces == {frozenset({(0, 3), (0, 2), (1, 2), (2, 2)}), frozenset({(1, 1), (2, 1), (2, 0), (3, 0)})}
+    solver = CramSolver(progress=False, tt_log=12)
+    assert solver.value(cells) == solver.value(pieces.pop()) ^ solver.value(pieces.pop())
+
+
+def test_reduced_pieces_are_worth_the_position(table_5x5):
+    # every reduction (stars, bridges, twin blocks) against the table DP, on 5x5 positions
+    out, stack = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    cut = 0
+    for state in np.random.default_rng(5).integers(0, 1 << 25, size=20000).tolist():
+        pieces = out[:bits.reduced_split(np.uint64(state), 5, 5, out, stack)].tolist()
+        value = 0
+        for piece in pieces:
+            value ^= int(table_5x5[piece])
+        assert value == table_5x5[state], state
+        cut += bool(bits.twin_links(np.uint64(state), 5, 5))
+    assert cut > 1000  # the twin blocks are common enough for this to test them
+
+
 def test_canonical_form_ignores_place_and_symmetry():
     rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
     shape = {(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)}

@@ -232,18 +232,75 @@ def reduce_stars(p, h, w):
 
 
 @njit(cache=True)
+def twin_links(p, h, w):
+    """Left cells of the horizontal dominoes of p that a vertical one duplicates.
+
+    In a 2x2 block of p whose two opposite corners each have no neighbour outside the
+    block, those corners are twins (the same two neighbours), so swapping them maps the
+    game onto itself: each horizontal domino of the block is worth the vertical domino the
+    swap makes of it. Both stay twins until a move takes one of them, and a move that
+    takes one leaves no horizontal domino in the block, so the game without the block's
+    horizontal links has the same value (Beling and Rogalski's Cram solver drops these
+    moves). Two blocks found here never share a corner, so all can go at once."""
+    full = FULL[h, w]
+    right = p & (p >> np.uint64(1)) & ~LAST_COL[h, w]  # cells whose right neighbour is in p
+    left = p & (p << np.uint64(1)) & full & ~FIRST_COL[h, w]
+    down = p & (p >> np.uint64(w))
+    up = p & (p << np.uint64(w)) & full
+    top_left = right & down & ~left & ~up  # a corner with its two neighbours in the block
+    top_right = left & down & ~right & ~up
+    bottom_left = right & up & ~left & ~down
+    bottom_right = left & up & ~right & ~down
+    blocks = ((top_left & (bottom_right >> np.uint64(w + 1)))  # the blocks' top-left cells
+              | ((top_right >> np.uint64(1)) & (bottom_left >> np.uint64(w))))
+    return blocks | (blocks << np.uint64(w))
+
+
+@njit(cache=True)
+def split_without(p, h, w, cut, out):
+    """`split`, on the graph of p without the horizontal links whose left cells are `cut`."""
+    full = FULL[h, w]
+    right_ok = ~cut & ~LAST_COL[h, w]
+    left_ok = ~(cut << np.uint64(1)) & ~FIRST_COL[h, w]
+    n = 0
+    rest = p
+    while rest:
+        comp = rest & (~rest + np.uint64(1))
+        while True:
+            grown = (comp | ((comp & right_ok) << np.uint64(1)) | ((comp & left_ok) >> np.uint64(1))
+                     | ((comp << np.uint64(w)) & full) | (comp >> np.uint64(w))) & rest
+            if grown == comp:
+                break
+            comp = grown
+        rest &= ~comp
+        if comp & (comp - np.uint64(1)):
+            out[n] = comp
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def reduced_split(p, h, w, out, stack):
     """The reduced components (two or more cells) of p into `out`; their count. A
-    reduction can split a component, so the pieces are reduced again until stable."""
+    reduction can split a component (stars and bridges: fewer cells; twins: fewer links,
+    `twin_links`), so the pieces are reduced again until stable. A piece's own links are
+    then those of the grid again, which is right: a cut link joins two pieces, or lies
+    inside one whose twins still allow cutting it."""
     top = split(p, h, w, stack)
     n = 0
     while top:
         top -= 1
         comp = stack[top]
         smaller = reduce_stars(comp, h, w)
-        if smaller == comp:
-            out[n] = comp
-            n += 1
-        else:
+        if smaller != comp:
             top += split(smaller, h, w, stack[top:])
+            continue
+        cut = twin_links(comp, h, w)  # a block's vertical links instead would split the same way
+        if cut:
+            pieces = split_without(comp, h, w, cut, stack[top:])
+            if pieces > 1:
+                top += pieces
+                continue
+        out[n] = comp
+        n += 1
     return n

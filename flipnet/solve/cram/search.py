@@ -33,7 +33,7 @@ from numba import njit
 
 from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
-                                     vertical_moves)
+                                     twin_links, vertical_moves)
 from flipnet.solve.cram.memory import borrowed, prefetch
 
 ABORT = -9
@@ -284,14 +284,16 @@ def _level(ctx, depth):
 
 
 @njit(cache=True)
-def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack):
-    """Every option of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
+def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack, every):
+    """The options of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
     number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first, and
-    opt_cost[i] the order in which to ask it; the count."""
+    opt_cost[i] the order in which to ask it; the count. Without `every`, the dominoes a
+    twin's domino duplicates (`twin_links`) are left out: they add no value to the mex."""
     h, w = shape >> 7, shape & 127
+    duplicated = np.uint64(0) if every else twin_links(bits, h, w)
     count = 0
     for vertical in range(2):  # locate every part of every option (prefetching), then read
-        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
+        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w) & ~duplicated
         step = np.uint64(w if vertical else 1)
         while moves:
             low = moves & (~moves + np.uint64(1))
@@ -387,7 +389,8 @@ def query(bits, shape, target, ctx, depth):
         low += 1
 
     rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order, used = _level(ctx, depth)
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
+                       False)
 
     present = (np.uint64(1) << np.uint64(low)) - np.uint64(1)  # values some option has
     pending = 0
@@ -534,7 +537,8 @@ def moves_to(bits, h, w, target, out, ctx):
     ctx = _borrowed_ctx(ctx)
     rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape = _level(ctx, 0)[:9]
     shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
+                       True)
     for i in range(count):
         if opt_n[i] == 0:
             out[i] = opt_x[i] == target
