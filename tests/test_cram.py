@@ -147,9 +147,9 @@ def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
     shape = 3 * 128 + 3
     a, b = np.uint64(0b111101111), np.uint64(0b111111011)  # two components of one 3x3 frame
     tables = []
-    for bits, value in ((a, 1), (b, 2)):
+    for key, value in ((a, 1), (b, 2)):
         tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
-        search.tt_store(tt, 3, bits, shape, value, stats)
+        search.tt_store(tt, 3, key, shape, value, stats)
         tables.append(tt)
     i, j = (int(np.flatnonzero(tt[:, search.META])[0]) for tt in tables)  # where a and b went
     assert search.tt_value(search.tt_probe(tables[0], 3, a, shape)) == 1
