@@ -227,6 +227,22 @@ def test_reduced_pieces_are_worth_the_position(table_5x5):
     assert cut > 1000  # the twin blocks are common enough for this to test them
 
 
+def test_bit_operations_match_python_integers():
+    rng = np.random.default_rng(6)
+    for word in [1, 2**63, 2**64 - 1] + rng.integers(1, 2**63, size=200).tolist():
+        x = np.uint64(word)
+        assert bits.popcount(x) == bin(word).count("1")
+        assert bits.lowest_bit_index(x) == (word & -word).bit_length() - 1
+        assert bits.highest_bit_index(x) == word.bit_length() - 1
+        assert bits.reverse_bits(x, 64) == int(f"{word:064b}"[::-1], 2)
+    rows, trows = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    for bh, bw in [(1, 1), (3, 2), (8, 8), (8, 5), (5, 8), (12, 5), (3, 21), (32, 2)]:  # the fast 8x8 way and the other
+        cells = rng.random((bh, bw)) < 0.5
+        rows[:bh] = [sum(1 << c for c in range(bw) if cells[r, c]) for r in range(bh)]
+        bits.transpose_rows(rows, bh, bw, trows)
+        assert trows[:bw].tolist() == [sum(1 << r for r in range(bh) if cells[r, c]) for c in range(bw)]
+
+
 def test_canonical_form_ignores_place_and_symmetry():
     rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
     shape = {(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)}

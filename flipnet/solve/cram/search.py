@@ -409,18 +409,20 @@ def query(bits, shape, target, ctx, depth):
             if opt_x[i] < 64:
                 present |= np.uint64(1) << np.uint64(opt_x[i])
             continue
-        duplicate = False
-        for j in range(pending):
-            if _same_option(i, order[j], opt_x, opt_n, opt_bits, opt_shape):
-                duplicate = True
-                break
-        if duplicate:
-            continue
-        # cheapest first (insertion sort by opt_cost)
+        # cheapest first (insertion sort by opt_cost); an option equal to one already
+        # placed has its cost, so only the options of that cost are compared with it
         j = pending
         while j > 0 and opt_cost[order[j - 1]] > opt_cost[i]:
-            order[j] = order[j - 1]
             j -= 1
+        k = j
+        duplicate = False
+        while k > 0 and opt_cost[order[k - 1]] == opt_cost[i] and not duplicate:
+            k -= 1
+            duplicate = _same_option(i, order[k], opt_x, opt_n, opt_bits, opt_shape)
+        if duplicate:
+            continue
+        for k in range(pending, j, -1):
+            order[k] = order[k - 1]
         order[j] = i
         pending += 1
     used[:count] = 0
