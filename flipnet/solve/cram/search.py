@@ -182,7 +182,7 @@ def db_index(boxes, rows, h, w):
 KNOWN, IN_DB, IN_TABLE = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def locate(part, h, w, ctx, rows, trows):
     """(kind, value or database index, key bits, key shape) of a component on the h x w
     frame. The cheap answers come first (small, straight, the database in the frame's
