@@ -256,7 +256,7 @@ def _shift_matrix_conv(h, weights, side):
 CRAM_BOARDS = [(6, 6, 0, 289.0), (5, 7, 1, 98.0), (4, 9, 1, 117.0), (3, 14, 3, None)]
 CRAM_LARGE = [(3, 13, 2, 175.0), (3, 15, 1, None), (5, 8, 1, None), (4, 10, 0, None), (3, 17, 0, None),
               (4, 11, 1, None), (3, 16, 4, None), (3, 18, 1, None), (5, 9, 1, None), (6, 7, 5, None),
-              (3, 19, 0, None), (7, 7, 1, None)]
+              (3, 19, 0, None), (5, 10, 2, None), (4, 13, 3, None), (7, 7, 1, None)]
 CRAM_RANDOM = [(n, d) for n in (6, 7, 8) for d in (0.5, 0.6, 0.7)]
 RANDOM_LIMIT = 60.0  # seconds per random position: a slower one is counted, not waited for
 LARGE_LIMIT = 7200.0  # seconds per large board (make bench-large)
