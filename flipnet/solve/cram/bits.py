@@ -97,14 +97,18 @@ def move_count(p, h, w):
 
 
 @njit(cache=True)
-def split(p, h, w, out):
-    """The connected components of p with two or more cells, into `out`; their count."""
+def split_without(p, h, w, cut, out):
+    """`split`, on the graph of p without the horizontal links whose left cells are `cut`."""
+    full = FULL[h, w]
+    right_ok = ~cut & ~LAST_COL[h, w]
+    left_ok = ~(cut << np.uint64(1)) & ~FIRST_COL[h, w]
     n = 0
     rest = p
     while rest:
         comp = rest & (~rest + np.uint64(1))
         while True:
-            grown = (comp | neighbours(comp, h, w)) & rest
+            grown = (comp | ((comp & right_ok) << np.uint64(1)) | ((comp & left_ok) >> np.uint64(1))
+                     | ((comp << np.uint64(w)) & full) | (comp >> np.uint64(w))) & rest
             if grown == comp:
                 break
             comp = grown
@@ -113,6 +117,12 @@ def split(p, h, w, out):
             out[n] = comp
             n += 1
     return n
+
+
+@njit(cache=True)
+def split(p, h, w, out):
+    """The connected components of p with two or more cells, into `out`; their count."""
+    return split_without(p, h, w, np.uint64(0), out)
 
 
 @njit(cache=True, inline="always")
@@ -293,29 +303,6 @@ def twin_links(p, h, w):
     blocks = ((top_left & (bottom_right >> np.uint64(w + 1)))  # the blocks' top-left cells
               | ((top_right >> np.uint64(1)) & (bottom_left >> np.uint64(w))))
     return blocks | (blocks << np.uint64(w))
-
-
-@njit(cache=True)
-def split_without(p, h, w, cut, out):
-    """`split`, on the graph of p without the horizontal links whose left cells are `cut`."""
-    full = FULL[h, w]
-    right_ok = ~cut & ~LAST_COL[h, w]
-    left_ok = ~(cut << np.uint64(1)) & ~FIRST_COL[h, w]
-    n = 0
-    rest = p
-    while rest:
-        comp = rest & (~rest + np.uint64(1))
-        while True:
-            grown = (comp | ((comp & right_ok) << np.uint64(1)) | ((comp & left_ok) >> np.uint64(1))
-                     | ((comp << np.uint64(w)) & full) | (comp >> np.uint64(w))) & rest
-            if grown == comp:
-                break
-            comp = grown
-        rest &= ~comp
-        if comp & (comp - np.uint64(1)):
-            out[n] = comp
-            n += 1
-    return n
 
 
 @njit(cache=True)
