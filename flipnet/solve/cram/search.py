@@ -420,11 +420,11 @@ def query(bits, shape, target, ctx, depth):
         j = pending
         while j > 0 and opt_cost[order[j - 1]] > opt_cost[i]:
             j -= 1
-        game = opt_cost[i] >> 8
+        size_and_centre = opt_cost[i] >> 8
         first, last = j, j
-        while first > 0 and opt_cost[order[first - 1]] >> 8 == game:
+        while first > 0 and opt_cost[order[first - 1]] >> 8 == size_and_centre:
             first -= 1
-        while last < pending and opt_cost[order[last]] >> 8 == game:
+        while last < pending and opt_cost[order[last]] >> 8 == size_and_centre:
             last += 1
         duplicate = False
         for k in range(first, last):
