@@ -138,6 +138,25 @@ def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
     assert search.tt_probe(tt, 3, key, shape + 1) == 0 and stats[search.STORES] == 1
 
 
+def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
+    """Entry by entry, what the search stored (a nimber, the values shown not to be it)
+    after values and winning moves (questions for a target value) of random 5x5 positions
+    holds for the table DP: a wrong fact would stay silent until a later question read it."""
+    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=16, mirror=False)
+    for state in np.random.default_rng(8).integers(0, 1 << 25, size=200).tolist():
+        solver.winning_moves(game.cells(state))
+    metas = solver.tt[(solver.tt[:, search.META] & np.uint64(0xFFFF)) != 0, search.META]
+    known = excluding = 0
+    for key, meta in zip(search.stored_keys(solver.tt).tolist(), metas):
+        h, w = int(meta) >> 7 & 127, int(meta) & 127
+        assert h <= 5 and w <= 5
+        state = sum(1 << (i // w * 5 + i % w) for i in range(h * w) if key >> i & 1)
+        nimber, value, excluded = int(table_5x5[state]), search.tt_value(meta), int(search.tt_excluded(meta))
+        assert value in (-1, nimber) and not excluded >> nimber & 1, (game.format(state), value, bin(excluded))
+        known, excluding = known + (value >= 0), excluding + (excluded != 0)
+    assert known > 100 and excluding > 100
+
+
 def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
     """Two searches sharing the table may write one slot at once: a key word and a meta
     word of different writes must not pass for an entry, least of all one of the same
@@ -314,7 +333,8 @@ def test_the_table_is_zeroed_in_small_pages_as_it_is_touched():
 
 def test_populate_maps_every_page_of_the_table_and_keeps_what_it_holds():
     """Two workers faulting the table's pages in at once wait for each other; a large
-    search maps them all first, and what the table held stays."""
+    search maps them all first, in 2 MB pages where the system gives them (a table read
+    at random misses the TLB less), and what the table held stays."""
     from flipnet.solve.cram.memory import populate, zeroed_table
 
     table = zeroed_table(1 << 18, 2)  # 4 MB
@@ -330,6 +350,9 @@ def test_populate_maps_every_page_of_the_table_and_keeps_what_it_holds():
     # (64 of the table's 1,024 pages were touched above)
     assert int(mapping_of(table.ctypes.data)["Rss"]) - resident >= table.nbytes // 1024 * 7 // 8
     assert np.array_equal(table, before)
+    setting = "/sys/kernel/mm/transparent_hugepage/enabled"
+    if os.path.exists(setting) and "[never]" not in open(setting).read():
+        assert mapping_of(table.ctypes.data + table.nbytes // 2)["THPeligible"] == "1"
 
 
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):

@@ -20,7 +20,10 @@ The table itself is zeroed memory the kernel hands out as it is touched. NumPy a
 thousand entries of a 1 GB table cost seconds. `zeroed_table` asks for ordinary pages.
 A search of a large component touches nearly all of them, though, and two workers that
 fault pages of one mapping in at once wait for each other (5x7: two workers no faster
-than one); `populate` maps them all first, in one call.
+than one); `populate` maps them all first, in one call, and then in 2 MB pages: zeroed
+in one pass they cost no stall, and a probe of a table read at random no longer misses
+the TLB as well (mapping 2^28 entries: 3.3 s instead of 10.8 s; 6x7 on two workers 10-18%
+faster).
 """
 
 import mmap
@@ -79,8 +82,9 @@ MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and
 
 
 def populate(table):
-    """Map every page of a `zeroed_table` now, writable, its contents kept; True if done
-    (False where the platform cannot: the pages then come as they are touched)."""
+    """Map every page of a `zeroed_table` now, writable, its contents kept, in 2 MB pages
+    where the system gives them (those not yet touched); True if done (False where the
+    platform cannot: the pages then come as they are touched)."""
     memory = table.base  # views of views, then NumPy's memoryview of the mapping
     while isinstance(memory, np.ndarray):
         memory = memory.base
@@ -89,6 +93,8 @@ def populate(table):
     if not isinstance(memory, mmap.mmap):
         return False
     try:
+        if hasattr(mmap, "MADV_HUGEPAGE"):  # read at random all over: a TLB miss a probe in 4 kB pages
+            memory.madvise(mmap.MADV_HUGEPAGE)
         memory.madvise(MADV_POPULATE_WRITE)
     except (OSError, ValueError):
         return False

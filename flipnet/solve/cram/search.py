@@ -315,8 +315,8 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
             if n == 0 and x == target:
                 return -1
             a = lowest_bit_index(low)  # the domino's distance from the frame's centre, doubled
-            opt_cost[count] = (abs(2 * (a // w) + vertical - (h - 1))
-                               + abs(2 * (a % w) + 1 - vertical - (w - 1)))
+            opt_cost[count] = max(abs(2 * (a // w) + vertical - (h - 1)),
+                                  abs(2 * (a % w) + 1 - vertical - (w - 1)))
             opt_x[count], opt_n[count] = x, n
             count += 1
     for i in range(count):
