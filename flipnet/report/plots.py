@@ -5,15 +5,40 @@ boards' shapes by cells beside the guesses by size, and what one ply adds.
 matplotlib draws off-screen (the Agg backend), so no display is needed.
 """
 
+import contextlib
+import logging
+import os
+import sys
+
 import numpy as np
 
 from flipnet.base.files import atomic_path, ensure_dir
 
 
+@contextlib.contextmanager
+def _stderr_silenced():
+    """Nothing written to file descriptor 2 inside (a child process's writes included)."""
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
 def _pyplot():
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # The first use on a machine lists its fonts (fc-list) and caches the list; where that
+    # cache cannot be written (a full disk) both complain on stderr, crowding out the
+    # one-line error the figure's own write then ends in. Without the cache it still draws.
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
+    with _stderr_silenced():
+        import matplotlib.font_manager  # noqa: F401 - builds the font list here, quietly
+        import matplotlib.pyplot as plt
     return plt
 
 

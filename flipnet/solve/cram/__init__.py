@@ -113,21 +113,10 @@ class CramSolver:
 
     def component_values(self, parts):
         """Nimbers of components given as (bits, h, w) frames."""
-        # straight runs need no search (below), so they never call for the database or the table
-        largest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1), default=0)
-        if self.auto_endgame and largest >= ENDGAME_FROM:
-            self.use_endgame()
-        if largest >= LARGE_ENDGAME_FROM and self._wants_larger_endgame():
-            self._advised = True
-            print(f"flipnet: a component of {largest} cells, and the endgame database holds boxes of at most "
-                  f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
-                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
-                  file=sys.stderr)
-        if self.grow_table and largest >= LARGE_TABLE_FROM:
-            self.use_table(LARGE_TABLE_LOG)
-        if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.4 s, once
-            populate(self.tt)  # two workers faulting pages in one by one wait for each other
-            self._populated = self.tt
+        try:
+            self._prepare_for(parts)
+        except KeyboardInterrupt:  # Ctrl-C while the database loads or the table is mapped: one line, as in a search
+            self._raise_stopped(1, 0)
         values = np.zeros(len(parts), np.int64)
         searched = []
         for k, (bits, h, w) in enumerate(parts):
@@ -144,6 +133,24 @@ class CramSolver:
             values[searched] = out
             _check_nimbers(out, np.bitwise_count(bits))
         return values
+
+    def _prepare_for(self, parts):
+        """Load the database, grow the table and map its pages, as these components call for."""
+        # straight runs need no search, so they never call for the database or the table
+        largest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1), default=0)
+        if self.auto_endgame and largest >= ENDGAME_FROM:
+            self.use_endgame()
+        if largest >= LARGE_ENDGAME_FROM and self._wants_larger_endgame():
+            self._advised = True
+            print(f"flipnet: a component of {largest} cells, and the endgame database holds boxes of at most "
+                  f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
+                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
+                  file=sys.stderr)
+        if self.grow_table and largest >= LARGE_TABLE_FROM:
+            self.use_table(LARGE_TABLE_LOG)
+        if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
+            populate(self.tt)  # two workers faulting pages in one by one wait for each other
+            self._populated = self.tt
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):
         """Values of many positions of one rows x cols board (at most 64 cells), given as

@@ -22,7 +22,7 @@ A search of a large component touches nearly all of them, though, and two worker
 fault pages of one mapping in at once wait for each other (5x7: two workers no faster
 than one); `populate` maps them all first, in one call, and then in 2 MB pages: zeroed
 in one pass they cost no stall, and a probe of a table read at random no longer misses
-the TLB as well (mapping 2^28 entries: 3.3 s instead of 10.8 s; 6x7 on two workers 10-18%
+the TLB as well (mapping 2^28 entries: 3.3 s instead of 10.8 s; 6x7 on two workers 12-17%
 faster).
 """
 
