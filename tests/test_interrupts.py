@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 import pytest
-from cli_cases import FLIPNET, SCRIPT, cpu_seconds, environment, interrupt_when, run, start, stderr_lines
+from cli_cases import (FLIPNET, SCRIPT, environment, interrupt_when, program_cpu_seconds, run, start,
+                       stderr_lines)
 from conftest import write_tiny_dataset
 
 pytestmark = pytest.mark.slow
@@ -135,13 +136,13 @@ def test_ctrl_c_while_python_imports_is_one_line_too(tmp_path, program, after):
     so the signal cannot land after it ended. (Before about 0.1 s Python itself is
     starting, and a Ctrl-C there is Python's traceback, whatever the program.) A Ctrl-C
     whose exception was lost on the way is answered before the first epoch, not after it.
-    `after` counts the command's own CPU seconds: on a loaded machine 0.2 s of wall time
-    can still be Python's start."""
+    `after` counts the CPU seconds of the command's program (cli_cases.program_cpu_seconds):
+    on a loaded machine 0.2 s of wall time can still be Python's start."""
     data = tmp_path / "tiny.h5"
     write_tiny_dataset(data)
     proc = start(["train", "conv1d", "--data", data, "--bucket", 0, "--epochs", 100000,
                   "--eval-batch", 0, "--results-dir", tmp_path / "r"], tmp_path, program=program)
-    code, _, err = interrupt_when(proc, lambda: cpu_seconds(proc.pid) >= after, settle=0)
+    code, _, err = interrupt_when(proc, lambda: program_cpu_seconds(proc) >= after, settle=0)
     assert code == 130, err
     [line] = stderr_lines(err)
     assert line in ("flipnet train: interrupted", "flipnet: interrupted",
