@@ -262,6 +262,20 @@ def test_bit_operations_match_python_integers():
         assert trows[:bw].tolist() == [sum(1 << r for r in range(bh) if cells[r, c]) for c in range(bw)]
 
 
+def test_the_centre_first_list_holds_every_domino_of_every_frame_once_nearest_first():
+    for h in range(1, 65):
+        for w in range(1, 64 // h + 1):
+            span = slice(bits.DOMINO_FIRST[h, w], bits.DOMINO_END[h, w])
+            listed = bits.DOMINO_CODE[span].tolist()
+            every = ({2 * (r * w + c) for r in range(h) for c in range(w - 1)}
+                     | {2 * (r * w + c) + 1 for r in range(h - 1) for c in range(w)})
+            assert len(listed) == len(every) and set(listed) == every, (h, w)
+            centres = [(a // w + 0.5 * (code & 1), a % w + 0.5 * (1 - (code & 1))) for code in listed
+                       for a in [code >> 1]]
+            doubled = [2 * max(abs(r - (h - 1) / 2), abs(c - (w - 1) / 2)) for r, c in centres]
+            assert bits.DOMINO_DISTANCE[span].tolist() == doubled == sorted(doubled), (h, w)
+
+
 def test_canonical_form_ignores_place_and_symmetry():
     rows, trows = np.empty(64, np.uint64), np.empty(64, np.uint64)
     shape = {(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)}

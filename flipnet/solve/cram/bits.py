@@ -36,6 +36,37 @@ def _frame_masks():
 FULL, FIRST_COL, LAST_COL = _frame_masks()
 
 
+def centre_distance(a, vertical, h, w):
+    """Twice the distance of the domino whose top or left cell is a from the centre of the
+    h x w frame: the larger of its row and column distances."""
+    return max(abs(2 * (a // w) + vertical - (h - 1)), abs(2 * (a % w) + 1 - vertical - (w - 1)))
+
+
+def _dominoes_centre_first():
+    """Every domino of every frame (h * w <= 64), nearest the frame's centre first:
+    CODE[FIRST[h, w]:END[h, w]] holds 2 * (its top or left cell) + (1 if vertical), and
+    DISTANCE the same places' `centre_distance`. Options met in this order reach one that
+    settles a question sooner than met row by row (a fifth of them, not 28%)."""
+    first = np.zeros((65, 65), np.int64)
+    end = np.zeros((65, 65), np.int64)
+    code, distance = [], []
+    for h in range(1, 65):
+        for w in range(1, 65 // h + 1):
+            if h * w > 64:
+                continue
+            first[h, w] = len(code)
+            found = [(centre_distance(a, vertical, h, w), vertical, a) for a in range(h * w)
+                     for vertical in range(2) if (a // w < h - 1 if vertical else a % w < w - 1)]
+            for d, vertical, a in sorted(found):
+                code.append(2 * a + vertical)
+                distance.append(d)
+            end[h, w] = len(code)
+    return first, end, np.array(code, np.uint8), np.array(distance, np.int64)
+
+
+DOMINO_FIRST, DOMINO_END, DOMINO_CODE, DOMINO_DISTANCE = _dominoes_centre_first()
+
+
 def _bit_intrinsic(name, *flag):
     """A uint64 -> uint64 LLVM bit intrinsic as a Numba function: one instruction where the
     CPU has it (popcnt, tzcnt, lzcnt), where shifts and masks take a dozen."""

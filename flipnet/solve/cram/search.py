@@ -32,9 +32,9 @@ table, whose entries are checked so that a slot torn by two writers reads as abs
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.bits import (canonical_of_rows, frame_rows, horizontal_moves, is_point_symmetric_zero,
-                                     lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
-                                     twin_links, vertical_moves)
+from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, DOMINO_FIRST, canonical_of_rows,
+                                     frame_rows, horizontal_moves, is_point_symmetric_zero, move_count, popcount,
+                                     reduced_split, transpose_rows, twin_links, vertical_moves)
 from flipnet.solve.cram.memory import borrowed, prefetch
 
 ABORT = -9
@@ -43,6 +43,7 @@ NIMBER = np.int64(-1)  # the target that asks for the nimber itself
 ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 0)
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
+OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
 # control[]: what the caller asks; SHARED: two workers search one question together
 STOP, NODE_LIMIT, MIRROR, SHARED = 0, 1, 2, 3
@@ -295,14 +296,25 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
     is then no, whatever the other options hold."""
     h, w = shape >> 7, shape & 127
     duplicated = np.uint64(0) if every else twin_links(bits, h, w)
+    across = horizontal_moves(bits, h, w) & ~duplicated
+    down = vertical_moves(bits, h, w)
+    left = popcount(across) + popcount(down)
+    e = DOMINO_FIRST[h, w]
     count = 0
-    for vertical in range(2):  # locate every part of every option (prefetching), then read
-        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w) & ~duplicated
-        step = np.uint64(w if vertical else 1)
-        while moves:
-            low = moves & (~moves + np.uint64(1))
-            moves &= moves - np.uint64(1)
-            child = bits & ~(low | (low << step))
+    while left:
+        # a batch of options, nearest the centre first: locate every part of each
+        # (prefetching), then read them; most questions end at an option whose value is the
+        # target, a fifth of the way in, and the options after it are never located
+        first = count
+        while left and count - first < OPTION_BATCH:
+            code = np.int64(DOMINO_CODE[e])
+            e += 1
+            vertical = code & 1
+            low = np.uint64(1) << np.uint64(code >> 1)
+            if not ((down if vertical else across) & low):
+                continue
+            left -= 1
+            child = bits & ~(low | (low << np.uint64(w if vertical else 1)))
             x, n = 0, 0
             for k in range(reduced_split(child, h, w, parts, stack)):
                 kind, index, kb, ks = locate(parts[k], h, w, ctx, rows, trows)
@@ -314,48 +326,46 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                     n += 1
             if n == 0 and x == target:
                 return -1
-            a = lowest_bit_index(low)  # the domino's distance from the frame's centre, doubled
-            opt_cost[count] = max(abs(2 * (a // w) + vertical - (h - 1)),
-                                  abs(2 * (a % w) + 1 - vertical - (w - 1)))
+            opt_cost[count] = DOMINO_DISTANCE[e - 1]
             opt_x[count], opt_n[count] = x, n
             count += 1
-    for i in range(count):
-        located = opt_n[i]
-        for k in range(located):  # the located parts move aside while the row takes the unknown ones
-            parts[k], stack[k] = opt_bits[i, k], np.uint64(opt_shape[i, k])
-        x, n, size = opt_x[i], 0, 0
-        for k in range(located):
-            kb, ks = parts[k], np.int64(stack[k])
-            v = read(IN_TABLE if ks else IN_DB, np.int64(kb), kb, ks, ctx)
-            if v >= 0:
-                x ^= v
-                continue
-            c = popcount(kb)
-            twin = -1  # two equal components cancel: their nimbers XOR to 0
-            for j in range(n):
-                if opt_bits[i, j] == kb and opt_shape[i, j] == ks:
-                    twin = j
-            if twin >= 0:
-                for j in range(twin, n - 1):
-                    opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j + 1], opt_shape[i, j + 1]
-                n -= 1
-                size -= c
-                continue
-            # insert keeping the largest first
-            j = n
-            while j > 0 and popcount(opt_bits[i, j - 1]) < c:
-                opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j - 1], opt_shape[i, j - 1]
-                j -= 1
-            opt_bits[i, j], opt_shape[i, j] = kb, ks
-            n += 1
-            size += c
-        # the order of questions: fewest unknown cells, then the domino nearest the frame's
-        # centre (it splits the group more evenly: 13-40% fewer positions searched), then
-        # the fewest moves in the largest part (a smaller game)
-        if n == 0 and x == target:
-            return -1
-        moves = move_count(opt_bits[i, 0], opt_shape[i, 0] >> 7, opt_shape[i, 0] & 127) if n else 0
-        opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
+        for i in range(first, count):
+            located = opt_n[i]
+            for k in range(located):  # the located parts move aside while the row takes the unknown ones
+                parts[k], stack[k] = opt_bits[i, k], np.uint64(opt_shape[i, k])
+            x, n, size = opt_x[i], 0, 0
+            for k in range(located):
+                kb, ks = parts[k], np.int64(stack[k])
+                v = read(IN_TABLE if ks else IN_DB, np.int64(kb), kb, ks, ctx)
+                if v >= 0:
+                    x ^= v
+                    continue
+                c = popcount(kb)
+                twin = -1  # two equal components cancel: their nimbers XOR to 0
+                for j in range(n):
+                    if opt_bits[i, j] == kb and opt_shape[i, j] == ks:
+                        twin = j
+                if twin >= 0:
+                    for j in range(twin, n - 1):
+                        opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j + 1], opt_shape[i, j + 1]
+                    n -= 1
+                    size -= c
+                    continue
+                # insert keeping the largest first
+                j = n
+                while j > 0 and popcount(opt_bits[i, j - 1]) < c:
+                    opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j - 1], opt_shape[i, j - 1]
+                    j -= 1
+                opt_bits[i, j], opt_shape[i, j] = kb, ks
+                n += 1
+                size += c
+            # the order of questions: fewest unknown cells, then the domino nearest the frame's
+            # centre (it splits the group more evenly: 13-40% fewer positions searched), then
+            # the fewest moves in the largest part (a smaller game)
+            if n == 0 and x == target:
+                return -1
+            moves = move_count(opt_bits[i, 0], opt_shape[i, 0] >> 7, opt_shape[i, 0] & 127) if n else 0
+            opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
     return count
 
 
@@ -576,14 +586,13 @@ def moves_to(bits, h, w, target, out, ctx):
 @njit(cache=True)
 def dominoes(bits, h, w):
     """(first cell, second cell) of every domino of a component, in the order `moves_to` uses."""
-    out = np.empty((move_count(bits, h, w), 2), np.int64)
+    across, down = horizontal_moves(bits, h, w), vertical_moves(bits, h, w)
+    out = np.empty((popcount(across) + popcount(down), 2), np.int64)
     i = 0
-    for vertical in range(2):
-        moves = vertical_moves(bits, h, w) if vertical else horizontal_moves(bits, h, w)
-        while moves:
-            low = moves & (~moves + np.uint64(1))
-            moves &= moves - np.uint64(1)
-            a = lowest_bit_index(low)
+    for e in range(DOMINO_FIRST[h, w], DOMINO_END[h, w]):
+        code = np.int64(DOMINO_CODE[e])
+        a, vertical = code >> 1, code & 1
+        if ((down if vertical else across) >> np.uint64(a)) & np.uint64(1):
             out[i, 0], out[i, 1] = a, a + (w if vertical else 1)
             i += 1
     return out
