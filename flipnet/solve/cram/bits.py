@@ -51,9 +51,7 @@ def _dominoes_centre_first():
     end = np.zeros((65, 65), np.int64)
     code, distance = [], []
     for h in range(1, 65):
-        for w in range(1, 65 // h + 1):
-            if h * w > 64:
-                continue
+        for w in range(1, 64 // h + 1):
             first[h, w] = len(code)
             found = [(centre_distance(a, vertical, h, w), vertical, a) for a in range(h * w)
                      for vertical in range(2) if (a // w < h - 1 if vertical else a % w < w - 1)]
@@ -61,7 +59,7 @@ def _dominoes_centre_first():
                 code.append(2 * a + vertical)
                 distance.append(d)
             end[h, w] = len(code)
-    return first, end, np.array(code, np.uint8), np.array(distance, np.int64)
+    return first, end, np.array(code, np.uint8), np.array(distance, np.uint8)
 
 
 DOMINO_FIRST, DOMINO_END, DOMINO_CODE, DOMINO_DISTANCE = _dominoes_centre_first()

@@ -20,8 +20,9 @@ it within microseconds; it then returns ABORT upward.
 
 A node allocates nothing and counts no references: its buffers are its depth's row of
 the solver's scratch arenas, and the kernels borrow their arrays (`memory.borrowed`). It
-locates every part of every option first, prefetching the table's and the database's
-lines, and reads them after, so the cache misses overlap (`memory.prefetch`).
+locates the parts of its options a batch at a time, nearest the centre first, prefetching
+the table's and the database's lines, and reads each batch after, so the cache misses
+overlap (`memory.prefetch`) and a question that an option settles locates no further.
 
 Two workers may ask one question together (`control[SHARED]`): each has its own counters
 and buffers and publishes the component it asks at each depth (`paths`); near the root, a
@@ -326,7 +327,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                     n += 1
             if n == 0 and x == target:
                 return -1
-            opt_cost[count] = DOMINO_DISTANCE[e - 1]
+            opt_cost[count] = np.int64(DOMINO_DISTANCE[e - 1])
             opt_x[count], opt_n[count] = x, n
             count += 1
         for i in range(first, count):
