@@ -13,10 +13,12 @@ from flipnet.base import signals
 
 @pytest.fixture
 def handler():
-    before = signal.getsignal(signal.SIGINT)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     signals.install()
     yield
-    signal.signal(signal.SIGINT, before)
+    signals.install()  # forgets a Ctrl-C the test left unanswered: later tests' searches must not stop
+    signal.signal(signal.SIGINT, before[0])
+    signal.signal(signal.SIGTERM, before[1])
 
 
 def _ctrl_c_to_this_process():

@@ -192,7 +192,7 @@ class CramSolver:
         with self._busy:
             self._wait_for_left()
             self._supervise([job(w) for w in range(self.workers)], controls, stats, progress)
-        if len(finished) < lanes:
+        if len(finished) < lanes or any(c[search.STOP] == 1 for c in controls):  # asked to stop as it ended
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
                                 sum(int(s[search.NODES]) for s in stats))
         out = np.zeros(masks.size, np.int64)
@@ -377,6 +377,8 @@ class CramSolver:
                         line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
                                          refresh=False)
                         line.refresh()
+                if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
+                    stop(1)  # may be whole, but a caller with more to do must not go on
             finally:
                 if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
                     if not any(control[search.STOP] for control in controls):
