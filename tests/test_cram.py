@@ -128,8 +128,8 @@ def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
 
     tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
     key, shape = np.uint64(0b110111), 2 * 128 + 3
-    for value in (3, 31, 40):
-        search.tt_exclude(tt, 3, key, shape, value, stats)
+    search.tt_exclude_set(tt, 3, key, shape, np.uint64(1 << 3), stats)
+    search.tt_exclude_set(tt, 3, key, shape, np.uint64((1 << 31) | (1 << 40)), stats)
     meta = search.tt_probe(tt, 3, key, shape)
     assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == (1 << 3) | (1 << 31)
     search.tt_store(tt, 3, key, shape, 5, stats)
@@ -157,6 +157,39 @@ def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
     assert known > 100 and excluding > 100
 
 
+def test_a_question_for_some_values_gives_the_nimber_whenever_it_is_one_of_them(table_5x5):
+    """`query(component, wanted)`: the nimber when it is wanted; NOT_IN_SET only when it is
+    not (a nimber not wanted may come back, and then it is the true one). Asked on the
+    components of random 5x5 positions, for sets up to SETS_UP_TO (searched by sets) and
+    larger (value by value), in a small table that forgets."""
+    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=12, mirror=False)
+    rng = np.random.default_rng(10)
+    answers, by_sets = {"nimber": 0, "not in the set": 0}, 0
+    for state in rng.integers(0, 1 << 25, size=200).tolist():
+        for part, h, w in components(game.cells(state)):
+            nimber = int(table_5x5[sum(1 << (i // w * 5 + i % w) for i in range(h * w) if part >> i & 1)])
+            small = rng.random() < 0.5
+            wanted = int(rng.integers(1, 4)) if small else int(rng.integers(1, 64))
+            by_sets += wanted < 2 << search.SETS_UP_TO
+            got = search.query(np.uint64(part), np.int64(h << 7 | w), np.uint64(wanted), solver.ctx, search.ONE)
+            if wanted >> nimber & 1:
+                assert got == nimber, (game.format(state), bin(wanted))
+            else:
+                assert got in (nimber, search.NOT_IN_SET), (game.format(state), bin(wanted))
+            answers["nimber" if got >= 0 else "not in the set"] += 1
+    assert min(answers.values()) > 50 and by_sets > 50, (answers, by_sets)
+
+
+def test_a_set_of_values_xored_with_a_value_is_each_value_xored():
+    from flipnet.solve.cram import search
+
+    rng = np.random.default_rng(11)
+    for values in [0, 1, 2**64 - 1] + rng.integers(0, 2**63, size=100).tolist():
+        for x in range(64):
+            expected = sum(1 << (v ^ x) for v in range(64) if values >> v & 1)
+            assert int(search.xor_set(np.uint64(values), np.int64(x))) == expected
+
+
 def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
     """Two searches sharing the table may write one slot at once: a key word and a meta
     word of different writes must not pass for an entry, least of all one of the same
@@ -180,7 +213,7 @@ def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
     torn[i] = tables[0][i, search.KEY], tables[0][i, search.META] | (np.uint64(1) << np.uint64(40))  # half updated
     assert search.tt_probe(torn, 3, a, shape) == 0
     stats = np.zeros(8, np.int64)
-    search.tt_exclude(torn, 3, a, shape, 0, stats)  # an update of a torn slot starts afresh
+    search.tt_exclude_set(torn, 3, a, shape, np.uint64(1), stats)  # an update of a torn slot starts afresh
     meta = search.tt_probe(torn, 3, a, shape)
     assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == 1
 

@@ -1,11 +1,19 @@
 """The search for the nimber of a Cram component, in Numba.
 
-The method is Lemoine and Viennot's ("Nimbers are inevitable", 2012) with Beling's
-improvement: to decide whether a component C has nimber n, find for every v < n an
-option of C with nimber v (each option can serve one v only), then check that no other
-option has nimber n. An option is C minus one domino, split into components; the
-nimbers of all of its parts but the largest are computed outright and folded into the
-target, so every question is "does this one component have nimber t?". Options whose
+Every question is "is this one component's nimber one of these values, and which?" (a
+set of values as a 64-bit word). An option is the component minus one domino, split into
+components; the nimbers of all of its parts but the largest are computed outright and
+folded in, so an option is asked as one component. Two ways answer a question:
+
+- value by value (Lemoine and Viennot, "Nimbers are inevitable", 2012, with Beling's
+  improvement): for v = 0, 1, ... find an option of nimber v (each option serves one v),
+  until none has v (the nimber is v) or v passes the largest value wanted;
+- by sets (Beling and Rogalski, "On pruning search trees of impartial games", 2020): the
+  nimber stays among `possible` values, one fewer for each option answered, and an
+  option is asked for all of them at once (`_by_sets`).
+
+Sets pay where the largest value wanted is small (SETS_UP_TO) and cost many times over
+where it is not, so a question takes the one or the other by that value. Options whose
 parts are all known (the endgame database, Kayles lines, small shapes, the table) are
 answered first and may settle the question at once; the rest are tried cheapest first:
 the fewest cells left to search, then the domino nearest the centre, then the fewest
@@ -34,13 +42,19 @@ import numpy as np
 from numba import njit
 
 from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, DOMINO_FIRST, canonical_of_rows,
-                                     frame_rows, horizontal_moves, is_point_symmetric_zero, move_count, popcount,
-                                     reduced_split, transpose_rows, twin_links, vertical_moves)
+                                     frame_rows, highest_bit_index, horizontal_moves, is_point_symmetric_zero,
+                                     lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
+                                     twin_links, vertical_moves)
 from flipnet.solve.cram.memory import borrowed, prefetch
 
 ABORT = -9
 UNKNOWN = -1
-NIMBER = np.int64(-1)  # the target that asks for the nimber itself
+NOT_IN_SET = -2  # a question's answer: the nimber is none of the values asked
+# Sets of values are 64-bit words, bit v for value v: a component's nimber is below 64, since
+# it is at most the length of its longest game, half its at most 64 cells.
+EVERY = np.uint64(0xFFFFFFFFFFFFFFFF)
+_XOR_MASKS = np.array([0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF,
+                       0x0000FFFF0000FFFF, 0x00000000FFFFFFFF], np.uint64)  # the values whose bit j is 0
 ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 0)
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
@@ -50,6 +64,7 @@ OPTION_BATCH = 8  # options located (their lines prefetched) before the first of
 STOP, NODE_LIMIT, MIRROR, SHARED = 0, 1, 2, 3
 ANSWERED = 4  # control[STOP] when the other worker has answered the question
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the other one is searching
+SETS_UP_TO = 1  # a question whose largest value wanted is at most this one is asked by sets
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
@@ -153,11 +168,13 @@ def tt_store(tt, log_capacity, bits, shape, value, stats):
 
 
 @njit(cache=True)
-def tt_exclude(tt, log_capacity, bits, shape, value, stats):
-    """Record that the component's nimber is not `value`."""
-    if value < EXCLUDABLE:
+def tt_exclude_set(tt, log_capacity, bits, shape, values, stats):
+    """Record that the component's nimber is none of `values` (bits; those below
+    EXCLUDABLE are kept)."""
+    values &= np.uint64(0xFFFFFFFF)
+    if values:
         i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
-        _tt_write(tt, i, bits, meta | (np.uint64(1) << np.uint64(32 + value)))
+        _tt_write(tt, i, bits, meta | (values << np.uint64(32)))
 
 
 def stored_keys(tt):
@@ -288,13 +305,13 @@ def _level(ctx, depth):
 
 @njit(cache=True)
 def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack, every,
-               target):
+               wanted):
     """The options of the component: opt_x[i] the XOR of its known parts, opt_n[i] its
     number of unknown parts, keyed in opt_bits/opt_shape[i, :], largest first, and
     opt_cost[i] the order in which to ask it; the count. Without `every`, the dominoes a
     twin's domino duplicates (`twin_links`) are left out: they add no value to the mex.
-    -1 as soon as an option is known to have nimber `target` (>= 0): the question's answer
-    is then no, whatever the other options hold."""
+    -1 as soon as every value of `wanted` (bits) is known to be an option's: the nimber is
+    then none of them, whatever the other options hold."""
     h, w = shape >> 7, shape & 127
     duplicated = np.uint64(0) if every else twin_links(bits, h, w)
     across = horizontal_moves(bits, h, w) & ~duplicated
@@ -302,6 +319,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
     left = popcount(across) + popcount(down)
     e = DOMINO_FIRST[h, w]
     count = 0
+    hit = np.uint64(0)  # the values of the options known so far
     while left:
         # a batch of options, nearest the centre first: locate every part of each
         # (prefetching), then read them; most questions end at an option whose value is the
@@ -325,8 +343,10 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                     opt_bits[count, n] = kb if kind == IN_TABLE else np.uint64(index)
                     opt_shape[count, n] = ks if kind == IN_TABLE else 0
                     n += 1
-            if n == 0 and x == target:
-                return -1
+            if n == 0:
+                hit |= np.uint64(1) << np.uint64(x)
+                if wanted and not wanted & ~hit:
+                    return -1
             opt_cost[count] = np.int64(DOMINO_DISTANCE[e - 1])
             opt_x[count], opt_n[count] = x, n
             count += 1
@@ -363,8 +383,10 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
             # the order of questions: fewest unknown cells, then the domino nearest the frame's
             # centre (it splits the group more evenly: 13-40% fewer positions searched), then
             # the fewest moves in the largest part (a smaller game)
-            if n == 0 and x == target:
-                return -1
+            if n == 0:
+                hit |= np.uint64(1) << np.uint64(x)
+                if wanted and not wanted & ~hit:
+                    return -1
             moves = move_count(opt_bits[i, 0], opt_shape[i, 0] >> 7, opt_shape[i, 0] & 127) if n else 0
             opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
     return count
@@ -385,49 +407,52 @@ def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
     return True
 
 
-@njit(cache=True)
-def query(bits, shape, target, ctx, depth):
-    """target < 0: the nimber of the component; else 1 if its nimber is `target`, 0 if not.
-    ABORT when asked to stop. `depth`: the row of the scratch arenas this node uses."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
-    stats[NODES] += 1
-    if control[STOP]:
-        return ABORT
-    if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
-        control[STOP] = 2
-        return ABORT
-    h, w = shape >> 7, shape & 127
-    if target >= 0 and move_count(bits, h, w) < target:  # a nimber never exceeds the options
-        return 0
-    # values proven not to be the nimber; the ones below `low` are all among the options
-    meta = tt_probe(tt, log_capacity, bits, shape)
-    v = tt_value(meta)
-    if v >= 0:
-        return v if target < 0 else int(v == target)
-    excluded = tt_excluded(meta)
-    if 0 <= target < 64 and (excluded >> np.uint64(target)) & np.uint64(1):
-        return 0
-    low = 0
-    while low < 64 and (excluded >> np.uint64(low)) & np.uint64(1):
-        low += 1
+@njit(cache=True, inline="always")
+def _upto(n):
+    """The set of values 0..n, as bits."""
+    return EVERY if n >= 63 else (np.uint64(1) << np.uint64(n + 1)) - np.uint64(1)
 
-    rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order, used = _level(ctx, depth)
-    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
-                       False, target)
-    if count < 0:
-        tt_exclude(tt, log_capacity, bits, shape, target, stats)
-        return 0
 
-    present = (np.uint64(1) << np.uint64(low)) - np.uint64(1)  # values some option has
-    pending = 0
+@njit(cache=True, inline="always")
+def xor_set(values, x):
+    """{v ^ x for v in values}: the values a part must have for its option to have one of
+    `values` when the option's other parts XOR to x (x < 64)."""
+    for j in range(6):
+        if (x >> j) & 1:
+            k, m = np.uint64(1 << j), _XOR_MASKS[j]
+            values = ((values & m) << k) | ((values >> k) & m)
+    return values
+
+
+@njit(cache=True, inline="always")
+def _drop_largest(possible, beyond):
+    """`possible` and `beyond` without the largest possible value."""
+    if beyond:
+        return possible, beyond - 1
+    return possible & ~(np.uint64(1) << np.uint64(highest_bit_index(possible))), beyond
+
+
+@njit(cache=True, inline="always")
+def _drop(value, possible, beyond, top):
+    """Without `value`, an option's nimber; the largest if `value` is not possible (the
+    nimber is then among the smaller ones, one option fewer left to ask)."""
+    if value <= top and (possible >> np.uint64(value)) & np.uint64(1):
+        return possible & ~(np.uint64(1) << np.uint64(value)), beyond
+    return _drop_largest(possible, beyond)
+
+
+@njit(cache=True, inline="always")
+def _order_options(count, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order):
+    """(pending, known): the unknown options put in `order` cheapest first (by opt_cost),
+    each option equal to one placed before left out; how many options are known."""
+    pending, known = 0, 0
     for i in range(count):
-        if opt_n[i] == 0:  # known, and not the target (options_of says so at once)
-            if opt_x[i] < 64:
-                present |= np.uint64(1) << np.uint64(opt_x[i])
+        if opt_n[i] == 0:
+            known += 1
             continue
-        # cheapest first (insertion sort by opt_cost); an option equal to one already placed
-        # by a symmetry of the group has its size and its domino's distance from the centre,
-        # so only the options of those are compared with it
+        # insertion sort; an option equal to one already placed by a symmetry of the group
+        # has its size and its domino's distance from the centre, so only the options of
+        # those are compared with it
         j = pending
         while j > 0 and opt_cost[order[j - 1]] > opt_cost[i]:
             j -= 1
@@ -448,62 +473,171 @@ def query(bits, shape, target, ctx, depth):
             order[k] = order[k - 1]
         order[j] = i
         pending += 1
-    used[:count] = 0
-
-    _enter(bits, shape, ctx, depth)
-    sweeps = 2 if control[SHARED] and depth <= DEFER_ABOVE else 1
-    v = 0
-    while target < 0 or v < target:
-        if v < 64 and (present >> np.uint64(v)) & np.uint64(1):
-            v += 1
-            continue
-        r = _first_with(v, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
-        if r == ABORT:
-            return ABORT
-        if r < 0:  # no option has v, every smaller value is present: the nimber is v
-            tt_store(tt, log_capacity, bits, shape, v, stats)
-            return v if target < 0 else 0
-        used[r] = 1
-        v += 1
-    # every value below target is present; is target?
-    r = _first_with(target, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
-    if r == ABORT:
-        return ABORT
-    if r >= 0:
-        tt_exclude(tt, log_capacity, bits, shape, target, stats)
-        return 0
-    tt_store(tt, log_capacity, bits, shape, target, stats)
-    return 1
+    return pending, known
 
 
 @njit(cache=True, inline="always")
-def _first_with(v, pending, order, used, sweeps, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
-    """The first unused option (in `order`) whose nimber is v, -1 if none, ABORT if stopped.
-    With two sweeps (two workers), the first leaves aside the options the other worker is
-    searching, and the second asks them, by then often answered in the table."""
-    aside_low, aside_high = np.uint64(0), np.uint64(0)  # options 0-63 and 64-127 left aside
+def _node(bits, shape, ctx):
+    """Count a node and look up its entry: (the entry's meta word, whether to stop)."""
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    stats[NODES] += 1
+    if control[STOP]:
+        return np.uint64(0), True
+    if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
+        control[STOP] = 2
+        return np.uint64(0), True
+    return tt_probe(tt, log_capacity, bits, shape), False
+
+
+@njit(cache=True)
+def query(bits, shape, wanted, ctx, depth):
+    """The nimber of the component if it is one of `wanted` (values as bits), else
+    NOT_IN_SET; a nimber not wanted may come back too. ABORT when asked to stop. `depth`:
+    the row of the scratch arenas this node uses. Up to SETS_UP_TO, by `_by_sets`; above,
+    value by value (`_by_values`)."""
+    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    meta, stopped = _node(bits, shape, ctx)
+    if stopped:
+        return ABORT
+    v = tt_value(meta)
+    if v >= 0:
+        return v
+    h, w = shape >> 7, shape & 127
+    # a nimber is at most the number of options, and the length of the longest game
+    excluded = tt_excluded(meta)
+    wanted &= ~excluded & _upto(min(move_count(bits, h, w), popcount(bits) // 2))
+    if not wanted:
+        return NOT_IN_SET
+    top = highest_bit_index(wanted)
+
+    rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order, used = _level(ctx, depth)
+    count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
+                       False, wanted)
+    if count < 0:  # options have every value wanted
+        tt_exclude_set(tt, log_capacity, bits, shape, wanted, stats)
+        return NOT_IN_SET
+    pending, known = _order_options(count, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order)
+    _enter(bits, shape, ctx, depth)
+    sweeps = 2 if control[SHARED] and depth <= DEFER_ABOVE else 1
+    options = (count, pending, order, opt_x, opt_n, opt_bits, opt_shape)
+    if top <= SETS_UP_TO:
+        v, not_it = _by_sets(wanted, top, known, options, sweeps, ctx, depth)
+    else:
+        v, not_it = _by_values(excluded, top, used, options, sweeps, ctx, depth)
+    if v >= 0:
+        tt_store(tt, log_capacity, bits, shape, v, stats)
+    elif v == NOT_IN_SET:
+        tt_exclude_set(tt, log_capacity, bits, shape, not_it, stats)
+    return v
+
+
+@njit(cache=True, inline="always")
+def _aside(i, sweep, sweeps, aside, opt_bits, opt_shape, ctx):
+    """(whether to pass option i in this sweep, the options left aside: 0-63, 64-127). With
+    two sweeps (two workers), the first leaves aside the options the other worker is
+    searching, and the second asks only them, by then often answered in the table."""
+    low, high = aside
+    bit = np.uint64(1) << np.uint64(i & 63)
+    if sweep == 1:
+        return not (high if i >= 64 else low) & bit, aside
+    if sweeps == 2 and _searched_by_the_other(opt_bits[i, 0], opt_shape[i, 0], ctx):
+        return True, ((low, high | bit) if i >= 64 else (low | bit, high))
+    return False, aside
+
+
+@njit(cache=True, inline="always")
+def _by_sets(wanted, top, known, options, sweeps, ctx, depth):
+    """Beling and Rogalski's pruning. The nimber, the mex of the options' nimbers, is one of
+    `possible`: the values 0..m for m options at first. Each option answered takes one
+    value away, its own, or the largest when it has none of the others (while u options are
+    left to ask, the nimber is among the u + 1 smallest, as every smaller value needs an
+    option of its own). So an option is asked only whether it has one of the possible
+    values but the largest, up to the largest wanted, and the question ends as soon as no
+    wanted value is possible. (nimber or NOT_IN_SET or ABORT, the values shown not to be
+    the nimber)."""
+    count, pending, order, opt_x, opt_n, opt_bits, opt_shape = options
+    m = pending + known
+    possible, beyond = _upto(min(m, top)), max(m - top, 0)  # beyond: how many above top
+    for i in range(count):
+        if opt_n[i] == 0:
+            possible, beyond = _drop(opt_x[i], possible, beyond, top)
+    aside = (np.uint64(0), np.uint64(0))
+    for sweep in range(sweeps):
+        for k in range(pending):
+            if not possible & wanted:
+                break
+            i = order[k]
+            skip, aside = _aside(i, sweep, sweeps, aside, opt_bits, opt_shape, ctx)
+            if skip:
+                continue
+            ask = possible if beyond else possible & ~(np.uint64(1) << np.uint64(highest_bit_index(possible)))
+            r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
+            if r != ABORT:
+                r = query(opt_bits[i, 0], opt_shape[i, 0], xor_set(ask, opt_x[i]), ctx, depth + 1)
+            if r == ABORT:
+                return ABORT, np.uint64(0)
+            if r == NOT_IN_SET:
+                possible, beyond = _drop_largest(possible, beyond)
+            else:
+                possible, beyond = _drop(r ^ opt_x[i], possible, beyond, top)
+    if not possible & wanted:
+        return NOT_IN_SET, ~possible & _upto(top)
+    return lowest_bit_index(possible), np.uint64(0)  # every option asked: one value is left
+
+
+@njit(cache=True, inline="always")
+def _by_values(excluded, top, used, options, sweeps, ctx, depth):
+    """The nimber asked value by value from 0 (Lemoine and Viennot; Beling's aspiration),
+    up to `top`: for each v, the options not yet used are asked whether they have v; one
+    that has it ends v, one that tells a value of its own is kept for that value, and when
+    none has v, v is the nimber. A value known not to be the nimber, once the smaller ones
+    are, is passed: the nimber is larger. (nimber or NOT_IN_SET or ABORT, the values shown
+    not to be the nimber: all up to top once v passes it)."""
+    count, pending, order, opt_x, opt_n, opt_bits, opt_shape = options
+    present = np.uint64(0)  # values some option has
+    for i in range(count):
+        if opt_n[i] == 0:
+            present |= np.uint64(1) << np.uint64(opt_x[i])
+    used[:count] = 0
+    v = 0
+    while v <= top:
+        if ((present | excluded) >> np.uint64(v)) & np.uint64(1):
+            v += 1
+            continue
+        r = _first_with(v, used, options, sweeps, ctx, depth)
+        if r == ABORT:
+            return ABORT, np.uint64(0)
+        if r == NOT_IN_SET:  # no option has v, every smaller value is present: the nimber is v
+            return v, np.uint64(0)
+        present |= np.uint64(1) << np.uint64(r)
+    return NOT_IN_SET, _upto(top)
+
+
+@njit(cache=True, inline="always")
+def _first_with(v, used, options, sweeps, ctx, depth):
+    """Ask the unused options (in `order`) whether they have nimber v, until one has: v
+    then, or another value an option told; NOT_IN_SET if none has v; ABORT if stopped. An
+    option that answers with its value is used. Two sweeps with two workers (`_aside`)."""
+    count, pending, order, opt_x, opt_n, opt_bits, opt_shape = options
+    aside = (np.uint64(0), np.uint64(0))
     for sweep in range(sweeps):
         for k in range(pending):
             i = order[k]
             if used[i]:
                 continue
-            bit = np.uint64(1) << np.uint64(i & 63)
-            if sweep == 1 and not (aside_high if i >= 64 else aside_low) & bit:
-                continue
-            if sweep == 0 and sweeps == 2 and _searched_by_the_other(opt_bits[i, 0], opt_shape[i, 0], ctx):
-                if i >= 64:
-                    aside_high |= bit
-                else:
-                    aside_low |= bit
+            skip, aside = _aside(i, sweep, sweeps, aside, opt_bits, opt_shape, ctx)
+            if skip:
                 continue
             r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
             if r != ABORT:
-                r = query(opt_bits[i, 0], opt_shape[i, 0], v ^ opt_x[i], ctx, depth + 1)
+                one = np.uint64(1) << np.uint64(v ^ opt_x[i])
+                r = query(opt_bits[i, 0], opt_shape[i, 0], one, ctx, depth + 1)
             if r == ABORT:
                 return ABORT
-            if r:
-                return i
-    return -1
+            if r != NOT_IN_SET:
+                used[i] = 1
+                return r ^ opt_x[i]
+    return NOT_IN_SET
 
 
 @njit(cache=True, inline="always")
@@ -514,10 +648,10 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
     Inlined into its callers (Numba IR inlining), so `query` only calls itself: Numba's
     cache crashes when it loads back mutually recursive functions, or a recursive one
     called with a literal argument (numba#6713); recursive calls therefore pass
-    typed values (NIMBER, not -1)."""
+    typed values (EVERY, not a literal)."""
     while opt_n[i] > 1:
         last = opt_n[i] - 1
-        v = query(opt_bits[i, last], opt_shape[i, last], NIMBER, ctx, depth + 1)
+        v = query(opt_bits[i, last], opt_shape[i, last], EVERY, ctx, depth + 1)
         if v == ABORT:
             return ABORT
         opt_x[i] ^= v
@@ -533,7 +667,7 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
     for j in range(reduced_split(mask, h, w, parts, stack)):
         v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
         if v < 0:
-            v = query(kb, ks, NIMBER, ctx, ONE)
+            v = query(kb, ks, EVERY, ctx, ONE)
         if v == ABORT:
             return ABORT
         value ^= v
@@ -570,17 +704,17 @@ def moves_to(bits, h, w, target, out, ctx):
     rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape = _level(ctx, 0)[:9]
     shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
-                       True, NIMBER)
+                       True, np.uint64(0))
     for i in range(count):
         if opt_n[i] == 0:
             out[i] = opt_x[i] == target
             continue
         r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, 0)
         if r != ABORT:
-            r = query(opt_bits[i, 0], opt_shape[i, 0], np.int64(target) ^ opt_x[i], ctx, ONE)
+            r = query(opt_bits[i, 0], opt_shape[i, 0], np.uint64(1) << np.uint64(target ^ opt_x[i]), ctx, ONE)
         if r == ABORT:
             return False
-        out[i] = r == 1
+        out[i] = r != NOT_IN_SET and r ^ opt_x[i] == target
     return True
 
 
