@@ -157,27 +157,32 @@ def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
     assert known > 100 and excluding > 100
 
 
-def test_a_question_for_some_values_gives_the_nimber_whenever_it_is_one_of_them(table_5x5):
+@pytest.mark.parametrize("sets_up_to", [-1, search.SETS_UP_TO, 63])  # never, as shipped, always
+def test_a_question_for_some_values_gives_the_nimber_whenever_it_is_one_of_them(table_5x5, sets_up_to):
     """`query(component, wanted)`: the nimber when it is wanted; NOT_IN_SET only when it is
     not (a nimber not wanted may come back, and then it is the true one). Asked on the
-    components of random 5x5 positions, for sets up to SETS_UP_TO (searched by sets) and
-    larger (value by value), in a small table that forgets."""
+    components of random 5x5 positions for random sets, in a small table that forgets,
+    value by value, by sets for small values only (as shipped), and by sets everywhere."""
     game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=12, mirror=False)
+    solver.control[search.SETS] = sets_up_to
     rng = np.random.default_rng(10)
-    answers, by_sets = {"nimber": 0, "not in the set": 0}, 0
+    answers = {"nimber": 0, "not in the set": 0}
     for state in rng.integers(0, 1 << 25, size=200).tolist():
         for part, h, w in components(game.cells(state)):
             nimber = int(table_5x5[sum(1 << (i // w * 5 + i % w) for i in range(h * w) if part >> i & 1)])
-            small = rng.random() < 0.5
-            wanted = int(rng.integers(1, 4)) if small else int(rng.integers(1, 64))
-            by_sets += wanted < 2 << search.SETS_UP_TO
+            wanted = int(rng.integers(1, 4)) if rng.random() < 0.3 else int(rng.integers(1, 64))
             got = search.query(np.uint64(part), np.int64(h << 7 | w), np.uint64(wanted), solver.ctx, search.ONE)
             if wanted >> nimber & 1:
                 assert got == nimber, (game.format(state), bin(wanted))
             else:
                 assert got in (nimber, search.NOT_IN_SET), (game.format(state), bin(wanted))
             answers["nimber" if got >= 0 else "not in the set"] += 1
-    assert min(answers.values()) > 50 and by_sets > 50, (answers, by_sets)
+    assert min(answers.values()) > 50, answers
+    for state in rng.integers(0, 1 << 25, size=100).tolist():  # and whole positions, with winning moves
+        value, moves = solver.winning_moves(game.cells(state))
+        assert value == table_5x5[state]
+        expected = sorted(tuple(game.cells(m)) for m in game.legal_moves(state) if table_5x5[state & ~m] == 0)
+        assert [tuple(m) for m in moves] == expected
 
 
 def test_a_set_of_values_xored_with_a_value_is_each_value_xored():

@@ -65,8 +65,7 @@ class CramSolver:
         self._populated = None  # the table whose pages are all mapped (`populate`)
         self.tt_log = tt_log
         self.kayles = _kayles_table(MAX_FRAME)
-        self.control = np.zeros(4, np.int64)
-        self.control[search.MIRROR] = int(mirror)
+        self.control = search.controls(mirror)
         self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
@@ -173,14 +172,14 @@ class CramSolver:
         dealt = [np.ascontiguousarray(masks[lane::lanes]) for lane in range(lanes)]  # every lanes-th, in turn
         outs = [np.zeros(part.size, np.int64) for part in dealt]
         empty = Endgame.empty()
-        controls = [np.zeros(4, np.int64) for _ in range(self.workers)]
+        controls = [search.controls(self.control[search.MIRROR]) for _ in range(self.workers)]
         stats = [np.zeros(8, np.int64) for _ in range(self.workers)]
         finished = []
 
         def job(worker):
             def run():
                 control, buffers, paths = controls[worker], search.scratch(), search.paths()
-                control[search.MIRROR] = self.control[search.MIRROR]
+                control[search.SETS] = self.control[search.SETS]
                 for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
                     table = zeroed_table(1 << self.tt_log, 2)
                     ctx = self._context(empty, table, self.tt_log, control, stats[worker], buffers, paths, 0)

@@ -60,11 +60,12 @@ MAX_PARTS = 8  # components one move can leave of one component (at most six cel
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
 OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
-# control[]: what the caller asks; SHARED: two workers search one question together
-STOP, NODE_LIMIT, MIRROR, SHARED = 0, 1, 2, 3
+# control[]: what the caller asks; SHARED: two workers search one question together; SETS:
+# a question whose largest value wanted is at most this one is asked by sets
+STOP, NODE_LIMIT, MIRROR, SHARED, SETS = 0, 1, 2, 3, 4
 ANSWERED = 4  # control[STOP] when the other worker has answered the question
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the other one is searching
-SETS_UP_TO = 1  # a question whose largest value wanted is at most this one is asked by sets
+SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
@@ -259,6 +260,13 @@ _ROWS, _TROWS, _PARTS, _STACK, _OPT_BITS = 0, 64, 128, 192, 320  # uint64 words 
 U_WORDS = _OPT_BITS + MAX_OPTIONS * MAX_PARTS
 _X, _N, _COST, _ORDER, _USED, _OPT_SHAPE = (k * MAX_OPTIONS for k in range(6))  # int64 words
 I_WORDS = _OPT_SHAPE + MAX_OPTIONS * MAX_PARTS
+
+
+def controls(mirror):
+    """A search's control words (STOP, ...): nothing asked yet."""
+    control = np.zeros(5, np.int64)
+    control[MIRROR], control[SETS] = int(mirror), SETS_UP_TO
+    return control
 
 
 def scratch():
@@ -493,8 +501,8 @@ def _node(bits, shape, ctx):
 def query(bits, shape, wanted, ctx, depth):
     """The nimber of the component if it is one of `wanted` (values as bits), else
     NOT_IN_SET; a nimber not wanted may come back too. ABORT when asked to stop. `depth`:
-    the row of the scratch arenas this node uses. Up to SETS_UP_TO, by `_by_sets`; above,
-    value by value (`_by_values`)."""
+    the row of the scratch arenas this node uses. Up to control[SETS], by `_by_sets`;
+    above, value by value (`_by_values`)."""
     db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
     meta, stopped = _node(bits, shape, ctx)
     if stopped:
@@ -520,7 +528,7 @@ def query(bits, shape, wanted, ctx, depth):
     _enter(bits, shape, ctx, depth)
     sweeps = 2 if control[SHARED] and depth <= DEFER_ABOVE else 1
     options = (count, pending, order, opt_x, opt_n, opt_bits, opt_shape)
-    if top <= SETS_UP_TO:
+    if top <= control[SETS]:
         v, not_it = _by_sets(wanted, top, known, options, sweeps, ctx, depth)
     else:
         v, not_it = _by_values(excluded, top, used, options, sweeps, ctx, depth)
