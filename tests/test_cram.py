@@ -186,8 +186,6 @@ def test_a_question_for_some_values_gives_the_nimber_whenever_it_is_one_of_them(
 
 
 def test_a_set_of_values_xored_with_a_value_is_each_value_xored():
-    from flipnet.solve.cram import search
-
     rng = np.random.default_rng(11)
     for values in [0, 1, 2**64 - 1] + rng.integers(0, 2**63, size=100).tolist():
         for x in range(64):
