@@ -330,8 +330,8 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
     hit = np.uint64(0)  # the values of the options known so far
     while left:
         # a batch of options, nearest the centre first: locate every part of each
-        # (prefetching), then read them; most questions end at an option whose value is the
-        # target, a fifth of the way in, and the options after it are never located
+        # (prefetching), then read them; most questions end at an option whose value settles
+        # them, a fifth of the way in, and the options after it are never located
         first = count
         while left and count - first < OPTION_BATCH:
             code = np.int64(DOMINO_CODE[e])
@@ -511,8 +511,8 @@ def query(bits, shape, wanted, ctx, depth):
     if v >= 0:
         return v
     h, w = shape >> 7, shape & 127
-    # a nimber is at most the number of options, and the length of the longest game
     excluded = tt_excluded(meta)
+    # a nimber is at most the number of options, and the length of the longest game
     wanted &= ~excluded & _upto(min(move_count(bits, h, w), popcount(bits) // 2))
     if not wanted:
         return NOT_IN_SET
