@@ -352,9 +352,8 @@ class CramSolver:
             for worker in workers:
                 worker.start()
             try:
-                while any(w.is_alive() for w in workers):
-                    worker = next(w for w in workers if w.is_alive())
-                    worker.join(0.2)
+                while alive := [w for w in workers if w.is_alive()]:
+                    alive[0].join(0.2)  # one list: a worker may end between two looks
                     now = time.perf_counter()
                     elapsed = now - start
                     if settled():  # the other worker stops at its next position
