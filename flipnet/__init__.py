@@ -1,22 +1,42 @@
 """flipnet: learning Sprague-Grundy values with neural networks.
 
 Exact solvers and datasets for the flip game and its Nim relatives, the 2016 Theano
-study's networks rebuilt as PyTensor graphs, and playable agents.
-"""
+study's networks rebuilt as PyTensor graphs, and playable agents. The public names
+below are imported when first used, so `import flipnet` loads nothing else and changes
+nothing in the host process (docs/api.md lists them):
 
-import os
+>>> import flipnet
+>>> flipnet.value("1111/1111/1111").value    # the full 3x4 board's nim-value
+0
+"""
 
 __version__ = "0.1.0"
 
-# BLAS in the calling thread unless the caller chose otherwise (before numpy loads; the
-# Makefile does the same): flush-to-zero (base/denormals.py) holds in that thread only,
-# and an OpenBLAS worker thread computing part of a product kept subnormal numbers (slow
-# ones), so a run started as `flipnet train` ended with other figures than under make.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# public name -> the module that defines it (flipnet/api/)
+_PUBLIC = {
+    "value": "flipnet.api.positions", "values": "flipnet.api.positions",
+    "Result": "flipnet.api.positions", "Move": "flipnet.api.positions", "Component": "flipnet.api.positions",
+    "load_dataset": "flipnet.api.data", "Dataset": "flipnet.api.data", "unpack": "flipnet.api.data",
+    "load_model": "flipnet.api.models", "models": "flipnet.api.models", "Model": "flipnet.api.models",
+    "ModelEntry": "flipnet.api.models",
+    "FlipnetError": "flipnet.base.errors",
+}
+__all__ = ["__version__", "games", *_PUBLIC]
 
-from flipnet.base.heap import keep_freed_memory  # noqa: E402  (after the BLAS setting)
 
-# Large arrays freed by a training step stay in the heap for the next one (base/heap.py);
-# FLIPNET_HEAP=system leaves the C library's allocator as it is.
-if os.environ.get("FLIPNET_HEAP", "keep") != "system":
-    keep_freed_memory()
+def __getattr__(name):
+    if name in _PUBLIC:
+        import importlib
+
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value  # once: later uses are plain attribute reads
+        return value
+    if name == "games":
+        import flipnet.games
+
+        return flipnet.games
+    raise AttributeError(f"module 'flipnet' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

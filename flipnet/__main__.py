@@ -18,6 +18,9 @@ def _interrupted_while_loading(signum, frame):
 
 def run():
     signal.signal(signal.SIGINT, _interrupted_while_loading)
+    from flipnet.base.process import set_up_command
+
+    set_up_command()  # before NumPy loads
     from flipnet.cli import main
 
     return main()

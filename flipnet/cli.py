@@ -109,7 +109,8 @@ def _parse_train_nim(sub):
     p.add_argument("--epochs", type=int, default=4000)
     p.add_argument("--seed", type=int, default=None, help="initial weights (default: 52, see README)")
     p.add_argument("--database-seed", type=int, default=0, help="random moves of losing piles")
-    p.add_argument("--weights", default="data/nimWeights.txt", help="where to write the weights")
+    p.add_argument("--weights", default="results/nimWeights.txt", help="where to write the weights (default: "
+                   "results/nimWeights.txt, which play and gui then read; `make train-nim` writes the shipped file)")
     p.add_argument("--results", default="results/nim.json", help="the report; a checkpoint "
                    "(.ckpt.npz) is kept beside it")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
@@ -147,7 +148,7 @@ def _parse_gui(sub):
     p.add_argument("game", choices=("halfnim",))
     p.add_argument("--start", help="blocks at the start (2-127)")
     p.add_argument("--ai", default="neural", help="neural, perfect or random")
-    p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
+    p.add_argument("--weights", help="NIM perceptron weights (default: results/nimWeights.txt if trained here, else the shipped ones)")
     p.add_argument("--seed", type=int)
     p.set_defaults(run=cmd_gui)
 
@@ -294,7 +295,7 @@ def _game_options(p):
                    "shipped best model for the board; flipnet models lists them)")
     p.add_argument("--one-ply", action="store_true", help="flip: the network agent values the shapes "
                    "its model never met by one ply of lookahead")
-    p.add_argument("--weights", help="NIM perceptron weights (default: data/nimWeights.txt)")
+    p.add_argument("--weights", help="NIM perceptron weights (default: results/nimWeights.txt if trained here, else the shipped ones)")
 
 
 def main(argv=None):
@@ -721,7 +722,8 @@ def cmd_compare(args):
 
 
 def cmd_endgame(args):
-    from flipnet.solve.cram.endgame import BOX_SETS, Endgame, cache_dir
+    from flipnet.base.places import cache_dir
+    from flipnet.solve.cram.endgame import BOX_SETS, Endgame
 
     start = time.perf_counter()
     boxes = BOX_SETS[args.cells] if args.cells else None

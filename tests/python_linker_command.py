@@ -4,8 +4,10 @@ settings, the files it loads) on a graph no other test compiles with Numba, wher
 cache would pay a Numba compile of a minute for it.
 `python python_linker_command.py ARGS` is `flipnet ARGS` otherwise."""
 
-import flipnet  # noqa: F401  (first: it sets OPENBLAS_NUM_THREADS before NumPy loads)
-from conftest import use_python_linker
+from flipnet.base.process import set_up_command
+
+set_up_command()  # first, as the command's start does: before NumPy loads
+from conftest import use_python_linker  # noqa: E402
 
 use_python_linker()
 

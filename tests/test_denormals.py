@@ -77,7 +77,9 @@ def test_a_run_with_flush_denormals_trains_flushed_and_restores(tmp_path, monkey
         assert read_mxcsr() & (FTZ | DAZ) == 0
 
 
-PRODUCT = """import flipnet, os, numpy as np
+PRODUCT = """from flipnet.base.process import set_up_command
+set_up_command()  # what the command does first
+import os, numpy as np
 from flipnet.base.denormals import flushed
 a = np.full((1024, 1024), 1e-21, np.float32)  # each term 1e-42, their sums about 1e-39
 with flushed():
@@ -88,7 +90,7 @@ print(os.environ["OPENBLAS_NUM_THREADS"], np.count_nonzero(c))
 
 @pytest.mark.slow
 def test_flipnet_keeps_blas_in_the_flushed_thread_unless_told_otherwise():
-    """A large product is split among OpenBLAS's threads; flipnet keeps it in the calling
+    """A large product is split among OpenBLAS's threads; the command keeps it in the calling
     thread, so flushing holds for all of it. A thread count the caller sets is kept."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     alone = subprocess.run([sys.executable, "-c", PRODUCT], env=env, capture_output=True,

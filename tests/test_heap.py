@@ -16,6 +16,8 @@ pytestmark = pytest.mark.skipif(_mallopt() is None, reason="the C library has no
 # convmem2d's step as the command trains it on test_convmem.py's 4x4 boards (clipped Adam):
 # one graph for both, so a cold cache compiles it once
 STEPS = """
+from flipnet.base.process import set_up_command
+set_up_command()  # as the command starts
 import json, resource
 import numpy as np
 from flipnet.nn.components.maskconv import MaskedConvNet

@@ -175,7 +175,8 @@ def test_shipped_weights_play_the_dp_move_on_every_winning_pile():
 
 
 def test_the_shipped_weights_are_found_from_any_directory(tmp_path, monkeypatch):
-    """Outside a checkout's root (no ./data), the default is the repository's own file."""
+    """Wherever the command runs, the default is the shipped file, unless weights were
+    trained there (results/nimWeights.txt, as a model asked for by name)."""
     from pathlib import Path
 
     from flipnet.nn.nim.mlp import default_weights_path
@@ -183,5 +184,8 @@ def test_the_shipped_weights_are_found_from_any_directory(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     assert default_weights_path() == Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "nimWeights.txt").write_text("")
-    assert default_weights_path() == Path("data/nimWeights.txt")  # a local file comes first
+    (tmp_path / "data" / "nimWeights.txt").write_text("")  # a folder named data is nothing special
+    assert default_weights_path() == Path(__file__).resolve().parent.parent / "data" / "nimWeights.txt"
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "nimWeights.txt").write_text("")
+    assert default_weights_path() == Path("results/nimWeights.txt")  # trained here comes first

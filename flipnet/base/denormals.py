@@ -15,8 +15,8 @@ keep IEEE arithmetic; a recipe turns this on with `flush_denormals` (`--flush-de
 MXCSR belongs to a thread: `flushed` sets the bits for the calling thread (and threads it
 starts inside the block, which copy it) and restores them on the way out. A BLAS thread
 pool started before keeps its own: flipnet runs BLAS in the calling thread
-(OPENBLAS_NUM_THREADS=1 unless set: flipnet/__init__.py, and the Makefile for processes
-that load numpy first). On other CPUs `flushed` changes nothing.
+(OPENBLAS_NUM_THREADS=1 unless set: the command's start, base/process.py, and the Makefile
+for processes that load numpy first). On other CPUs `flushed` changes nothing.
 """
 
 import contextlib

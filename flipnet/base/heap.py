@@ -9,7 +9,8 @@ raised, freed blocks stay in the heap and the next step gets them back: no fault
 faster a step (`make bench`, section convmem). The cost: a process keeps up to its peak
 memory until it ends, instead of returning it as it frees.
 
-flipnet calls `keep_freed_memory()` when it is imported, unless FLIPNET_HEAP=system.
+The `flipnet` command calls `keep_freed_memory()` as it starts (base/process.py), unless
+FLIPNET_HEAP=system; importing flipnet as a library leaves the allocator alone.
 Other C libraries have no `mallopt`; nothing changes there.
 """
 

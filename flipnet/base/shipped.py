@@ -16,7 +16,6 @@ always give the same bytes (a retrained model is compared with the shipped one b
 import hashlib
 import io
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -24,9 +23,9 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import RESULTS_DIR, atomic_path, read_json
+from flipnet.base.places import checkout, shipped_dir, shown
 
-# the checkout's data/ (FLIPNET_SHIPPED: another folder laid out the same, e.g. a tampered copy in a test)
-SHIPPED = Path(os.environ.get("FLIPNET_SHIPPED") or Path(__file__).resolve().parents[2] / "data")
+SHIPPED = shipped_dir()  # the checkout's data/, or the package data of an installed copy
 MODELS_DIR = SHIPPED / "models"
 RESULTS_SHIPPED = SHIPPED / "results"
 ALIASES = {"best": "convmem2d-gated12-80-distil6m-r2"}  # the names users type for a model of record
@@ -110,14 +109,21 @@ def canonical(name):
 def checked(path, record):
     """`path`, after checking it against its manifest record (size and sha256)."""
     if not path.is_file():
-        raise FlipnetError(f"shipped file {path} is missing: restore it with `git checkout -- {_shown(path)}`")
+        raise FlipnetError(f"shipped file {path} is missing: {_restore(path)}")
     size, digest = path.stat().st_size, sha256(path)
     if digest != record["sha256"]:
         why = (f"{size} bytes, not {record['bytes']}: truncated?" if size != record["bytes"]
                else "the same size, other bytes: changed?")
-        raise FlipnetError(f"shipped file {_shown(path)} does not match the manifest's sha256 ({why}); "
-                           f"restore it with `git checkout -- {_shown(path)}`")
+        raise FlipnetError(f"shipped file {shown(path)} does not match the manifest's sha256 ({why}); "
+                           f"{_restore(path)}")
     return path
+
+
+def _restore(path):
+    """How a user gets a shipped file back: from git in a checkout, else by reinstalling."""
+    if checkout():
+        return f"restore it with `git checkout -- {shown(path)}`"
+    return "reinstall flipnet to restore it (`pip install --force-reinstall flipnet`)"
 
 
 def shipped_file(name):
@@ -147,16 +153,9 @@ def resolve(spec, suffix=".npz", results_dir=RESULTS_DIR):
         raise FlipnetError(f"no model named {spec!r} in {results_dir}/ and none ships by that name: "
                            f"{listing(data)}")
     path = shipped_file(name)
-    return path, f"{name}: the shipped {_shown(path)} (sha256 checked)"
+    return path, f"{name}: the shipped {shown(path)} (sha256 checked)"
 
 
 def listing(data):
     names = sorted(data["models"]) + [f"{a} ({n})" for a, n in sorted(ALIASES.items()) if n in data["models"]]
     return f"shipped: {', '.join(names)}" if names else "no model ships in this copy"
-
-
-def _shown(path):
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)

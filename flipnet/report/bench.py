@@ -312,7 +312,8 @@ def _cram_prepare(boxes=None):
     """Build the endgame database (`boxes`, default: the one in the cache, else the
     default set) and compile the solver once (reported, then kept out)."""
     from flipnet.solve.cram import CramSolver
-    from flipnet.solve.cram.endgame import Endgame, cache_dir
+    from flipnet.base.places import cache_dir
+    from flipnet.solve.cram.endgame import Endgame
 
     start = time.perf_counter()
     endgame = Endgame.load_or_build(boxes=boxes, log=lambda line: print(f"  {line}"))

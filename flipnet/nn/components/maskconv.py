@@ -19,7 +19,7 @@ import pytensor.tensor as pt
 from flipnet.base.forked import forked_map
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
-from flipnet.nn import FLOAT
+from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import FrameCells, LiveCells, warm_up_cells
 from flipnet.nn.core.layers import log_softmax
 
@@ -93,6 +93,7 @@ class MaskedConvNet:
         z = pt.maximum(pt.dot(pooled, p["hidden_W"]) + p["hidden_b"], 0)
         return pt.dot(z, p["out_W"]) + p["out_b"]
 
+    @in_float
     def log_probs_function(self, side):
         """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame
         (over the live cells)."""

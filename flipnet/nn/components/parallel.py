@@ -26,12 +26,13 @@ import pytensor.tensor as pt
 from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.forked import ctrl_c_held, ignore_ctrl_c, part_bounds
-from flipnet.nn import FLOAT
+from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import LiveCells, warm_up_cells
 from flipnet.nn.core.layers import mean_cross_entropy
 from flipnet.nn.training.config import MAX_WORKERS
 
 
+@in_float
 def gradient_function(network, side, layout=LiveCells):
     """f(cells (part, side^2), values (part,), weight) -> [loss, *grads]: the part's mean
     cross-entropy times `weight` (its share of the batch) and its gradients, so that the
@@ -45,6 +46,7 @@ def gradient_function(network, side, layout=LiveCells):
     return lambda cells, part_values, part_weight: fn(*shapes.feed(cells), part_values, part_weight)
 
 
+@in_float
 def apply_function(network, optimizer):
     """f(*grads, lr): one optimizer step with the given gradients (clipping included)."""
     grads = [p.type() for p in network.params]

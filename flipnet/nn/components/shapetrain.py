@@ -28,7 +28,7 @@ from flipnet.base.files import write_json
 from flipnet.datasets import read_split
 from flipnet.datasets.components import Components, shape_split_errors
 from flipnet.datasets.symmetry import cell_maps
-from flipnet.nn import FLOAT
+from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.convmem import NAME, ConvMemory
 from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
 from flipnet.nn.components.layouts import LiveCells
@@ -59,6 +59,7 @@ def new_shape_values(table, states, labels, rows, cols):
     return unique, values[first]
 
 
+@in_float
 def step_function(network, optimizer, side, layout=LiveCells):
     """f(cells (batch, side^2), values (batch,), lr) -> loss: one optimizer step.
     `layout` (`nn/components/layouts.py`): where the network's rows are; the live cells by default."""

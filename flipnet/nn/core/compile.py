@@ -11,7 +11,7 @@ import pytensor
 import pytensor.tensor as pt
 from pytensor.tensor.special import softmax
 
-from flipnet.nn import FLOAT
+from flipnet.nn import FLOAT, in_float
 from flipnet.nn.core.layers import mean_cross_entropy
 
 
@@ -37,6 +37,7 @@ def _carried(model, optimizer):
     return model.dense_params + optimizer.state + ([model.memory] if model.memory is not None else [])
 
 
+@in_float
 def epoch_function(model, optimizer):
     """f(inputs[n_batches, batch, *input_shape] (model.input_dtype), labels[n_batches, batch] int64, lr)
     -> mean loss. The inputs are states, or whatever `model.prepare` made of them."""
@@ -78,6 +79,7 @@ def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK, between_calls=Non
     return total / len(states)
 
 
+@in_float
 def step_function(model, optimizer):
     """f(inputs[batch, *input_shape], labels[batch], lr) -> loss: one minibatch per call."""
     states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
@@ -96,6 +98,7 @@ class Predictor:
     of the state under the board's symmetries (which all share its nim-value).
     """
 
+    @in_float
     def __init__(self, model, chunk=1 << 16, symmetries=None):
         states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
         logits = model.logits(states)
@@ -142,6 +145,7 @@ class ComponentPredictor:
     its memory row), or its probabilities, in large compiled batches: what one ply of
     lookahead reads."""
 
+    @in_float
     def __init__(self, model, chunk=1 << 16):
         inputs = pt.vector("inputs", dtype="uint64")
         rows = pt.vector("rows", dtype="int64")
@@ -156,6 +160,7 @@ class ComponentPredictor:
     def __call__(self, keys):
         return self._batched(self._fn, keys, np.int64)
 
+    @in_float
     def probabilities(self, keys):
         """(keys, values) softmax of each key's logits."""
         if self._probs_fn is None:

@@ -18,6 +18,7 @@ import numpy as np
 from flipnet.base import shipped
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import RESULTS_DIR, read_json, write_json
+from flipnet.base.places import shown
 from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, pack, packed_bytes, sha256,
                                   shipped_file)
 from flipnet.datasets import read_split
@@ -36,7 +37,7 @@ RETRAIN = {
 # the agents' files: (where training writes it, where it ships, the command that trains it,
 # the results that say how and by what it was trained)
 AGENT_FILES = {"es": (RESULTS_DIR / "es.json", "es.json", "make train-es", RESULTS_DIR / "es.json"),
-               "nim": (Path("data/nimWeights.txt"), "../nimWeights.txt", "make train-nim", RESULTS_DIR / "nim.json")}
+               "nim": (shipped.SHIPPED / "nimWeights.txt", "../nimWeights.txt", "make train-nim", RESULTS_DIR / "nim.json")}
 LARGE = ("6x6", "7x7")
 # what a model file records of the wall time its training took (a chain's next stage adds
 # its own to it): training again cannot repeat it, so a retrain check leaves it aside
@@ -219,14 +220,14 @@ def listing_lines():
     """What `flipnet models` prints: every shipped model, its file and its figures."""
     data = manifest()
     if not data["models"]:
-        return ["no model ships in this copy (data/models/manifest.json is missing)"]
+        return [f"no model ships in this copy ({shown(shipped.manifest_path())} is missing)"]
     aliases = {n: a for a, n in ALIASES.items()}
     lines = []
     for name, entry in data["models"].items():
         also = f" (also '{aliases[name]}')" if name in aliases else ""
         trained = entry.get("trained", {})
         recipe = f"recipe {entry['recipe']}, seed {entry['seed']}, " if "recipe" in entry else ""
-        path = os.path.normpath(f"data/models/{entry['file']['path']}")
+        path = shown(os.path.normpath(shipped.MODELS_DIR / entry['file']['path']))
         lines.append(f"{name}{also}: {path}, {entry['file']['bytes']:,} bytes; {recipe}trained by flipnet "
                      f"{trained.get('flipnet')} at {str(trained.get('commit'))[:12]} on {trained.get('cpu')}")
         figures = figure_values(entry)

@@ -17,14 +17,15 @@ the order of the C++ arrays, printed with 17 significant digits so a round trip 
 import functools
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.files import write_text
+from flipnet.base.files import RESULTS_DIR, write_text
+from flipnet.base.places import shipped_dir
+from flipnet.nn import in_float
 from flipnet.solve.halfnim import halfnim_best_move, halfnim_value
 
 N_IN, N_HIDDEN, N_OUT = 8, 15, 6  # n1, m1, K of the C++ header (biases counted)
@@ -36,11 +37,14 @@ DECODE_THRESHOLD = 0.2
 FLOAT = "float64"  # the C++ class computes in double
 
 
+WEIGHTS = "nimWeights.txt"
+
+
 def default_weights_path():
-    """data/nimWeights.txt here, else the one shipped beside the package (a source checkout)."""
-    local = Path("data/nimWeights.txt")
-    shipped = Path(__file__).resolve().parents[3] / "data" / "nimWeights.txt"
-    return local if local.exists() or not shipped.exists() else shipped
+    """results/nimWeights.txt when trained here (`flipnet train-nim`), else the shipped file,
+    as for any model asked for by name."""
+    trained = RESULTS_DIR / WEIGHTS
+    return trained if trained.exists() else shipped_dir() / WEIGHTS
 
 
 def inputs_of(n):
@@ -121,6 +125,7 @@ def _weights(stacked):
 
 
 @functools.cache
+@in_float
 def _compile_forward():
     x = pt.matrix(dtype=FLOAT)
     w, wo = _weights(False)
@@ -129,6 +134,7 @@ def _compile_forward():
 
 
 @functools.cache
+@in_float
 def _compile_backward():
     x, yd = pt.vector(dtype=FLOAT), pt.vector(dtype=FLOAT)
     w, wo = _weights(False)
@@ -137,6 +143,7 @@ def _compile_backward():
 
 
 @functools.cache
+@in_float
 def _compile_training(stacked):
     """f(inputs[n, 8], labels[n, 6], w, wo, eta) -> (w, wo) after n per-sample updates,
     for one network or (stacked) for each of a stack of them. Each compiled function is

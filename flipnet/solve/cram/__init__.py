@@ -17,9 +17,10 @@ import numpy as np
 
 from flipnet.base import signals
 from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
+from flipnet.base.places import cache_dir
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
-from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, cache_dir
+from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, zeroed_table
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import atomic_path, ensure_dir
+from flipnet.base.places import cache_dir
 
 FORMAT = "flipnet-cram-endgame-2"  # -1 had no checksums: such a database is built again
 BLOCK_BYTES = 1 << 24  # bytes one CRC-32 covers
@@ -33,14 +34,6 @@ BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cel
              30: ((2, 15), (3, 10), (4, 7), (5, 6))}
 DEFAULT_BOXES = BOX_SETS[28]
 MAX_BOX_CELLS = 30
-
-
-def cache_dir():
-    """$FLIPNET_CACHE, else $XDG_CACHE_HOME/flipnet, else ~/.cache/flipnet."""
-    if os.environ.get("FLIPNET_CACHE"):
-        return Path(os.environ["FLIPNET_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "flipnet"
 
 
 class Endgame:

@@ -1,0 +1,1 @@
+"""The public names of `import flipnet` (see flipnet/__init__.py and docs/api.md)."""

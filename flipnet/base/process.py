@@ -1,0 +1,21 @@
+"""What the `flipnet` command sets in its own process before NumPy loads; importing
+flipnet as a library sets none of it (the host program's process is its own).
+
+- BLAS in the calling thread unless the caller chose otherwise (OPENBLAS_NUM_THREADS=1):
+  flush-to-zero (base/denormals.py) holds in that thread only, and an OpenBLAS worker
+  thread computing part of a product kept subnormal numbers (slow ones), so a run
+  started as `flipnet train` ended with other figures than under make, which sets the same.
+- Large freed arrays kept in the heap for the next training step (base/heap.py), unless
+  FLIPNET_HEAP=system.
+"""
+
+import os
+
+
+def set_up_command():
+    """Set the command's process up; call it before anything imports NumPy."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if os.environ.get("FLIPNET_HEAP", "keep") != "system":
+        from flipnet.base.heap import keep_freed_memory
+
+        keep_freed_memory()
