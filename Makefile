@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -211,6 +211,12 @@ figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyo
 
 readme: $(READY) ## make compare, and rewrite the README's table and figures
 	$(FLIPNET) compare --figures data/figures --readme README.md
+
+api-docs: $(READY) ## docs/api.md from the public names' docstrings
+	$(BIN)/python -m flipnet.api.reference docs/api.md
+
+wheel: $(READY) ## dist/flipnet-VERSION-py3-none-any.whl, carrying the shipped models and results
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
 
 # The runs of other seeds that each measured row of `make compare` rests on beside its
 # seed-2016 run (data/paper.json's "seeds"): 5 runs in all for a recipe under 10 minutes on

@@ -7,7 +7,7 @@ nothing in the host process (docs/api.md lists them):
 
 >>> import flipnet
 >>> flipnet.value("1111/1111/1111").value    # the full 3x4 board's nim-value
-0
+1
 """
 
 __version__ = "0.1.0"
@@ -15,7 +15,8 @@ __version__ = "0.1.0"
 # public name -> the module that defines it (flipnet/api/)
 _PUBLIC = {
     "value": "flipnet.api.positions", "values": "flipnet.api.positions",
-    "Result": "flipnet.api.positions", "Move": "flipnet.api.positions", "Component": "flipnet.api.positions",
+    "Result": "flipnet.api.positions", "Move": "flipnet.api.positions", "MoveValue": "flipnet.api.positions",
+    "Component": "flipnet.api.positions",
     "load_dataset": "flipnet.api.data", "Dataset": "flipnet.api.data", "unpack": "flipnet.api.data",
     "load_model": "flipnet.api.models", "models": "flipnet.api.models", "Model": "flipnet.api.models",
     "ModelEntry": "flipnet.api.models",

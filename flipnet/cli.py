@@ -436,23 +436,20 @@ def cmd_solve(args):
 
 
 def cmd_value(args):
-    from flipnet import games
+    from flipnet.api.positions import value
     from flipnet.base.files import json_text
-    from flipnet.solve import analyse
-    from flipnet.solve.position import time_limit, use_workers
 
-    game = games.for_position(args.game, args.position, misere=args.misere, max_take=args.max_take)
-    timeout = check_seconds(args.timeout)
-    position = game.parse(args.position)
-    use_workers(game, args.workers)
-    with time_limit(game, timeout):  # one limit for the value and the moves together
-        result = analyse(game, position, moves=not args.no_moves)
+    # one limit for the value and the moves together
+    result = value(args.position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
+                   workers=args.workers, max_take=args.max_take)
     if args.json:
         print(json_text(result.to_json(), indent=None), end="")
         return
     print(f"{result.game} ({result.rule} play): {result.position}")
     if result.rule == "normal":
         print(f"nim-value: {result.value}")
+    if result.components and len(result.components) > 1:
+        print(f"{len(result.components)} components, nim-values {' XOR '.join(str(c.value) for c in result.components)}")
     print("the first player wins" if result.first_player_wins else "the first player loses")
     if result.winning_moves:
         print("winning moves:")
@@ -549,29 +546,21 @@ def _by_size_beyond(args):
 
 
 def cmd_predict(args):
-    import numpy as np
+    from flipnet.api.models import load_model
+    from flipnet.api.positions import value
 
-    from flipnet import games
-    from flipnet.nn.evaluation.evaluate import load, on_board, predictor
-    from flipnet.solve.position import time_limit, value_of
-
-    model, meta = load(_model_file(args.model_file))
-    if hasattr(model, "for_board"):  # a component model: the position's own board
-        game = games.for_position("flip", args.position)
-        model = on_board(model, game.rows, game.cols, f"the position {args.position}")
-    else:
-        game = games.make("flip", shape=(model.rows, model.cols))
-    state = game.parse(args.position)
     timeout = check_seconds(args.timeout)
-    predicted = int(predictor(model, meta, args.one_ply and args.mex)(np.array([state], np.uint64))[0])
+    model = load_model(args.model_file)
+    if model.loaded:
+        print(f"loaded {model.loaded}")
+    predicted = model.predict(args.position, one_ply=args.one_ply and args.mex)
     ply = " with one ply of lookahead" if args.one_ply else ""
     try:
-        with time_limit(game, timeout):
-            true = value_of(game, state)
+        true = value(args.position, timeout=timeout, moves=False).value
     except TimedOut as exc:  # out of reach: the prediction stands alone, and says why
-        print(f"{game.format(state)}: predicted nim-value {predicted}{ply}; true value unknown: {exc}")
+        print(f"{args.position}: predicted nim-value {predicted}{ply}; true value unknown: {exc}")
         return
-    print(f"{game.format(state)}: predicted nim-value {predicted}{ply}, true {true} "
+    print(f"{args.position}: predicted nim-value {predicted}{ply}, true {true} "
           f"({'right' if predicted == true else 'wrong'})")
 
 
@@ -745,7 +734,17 @@ def cmd_models(args):
     elif args.check:
         print("\n".join(shipping.check_lines()))
     else:
-        print("\n".join(shipping.listing_lines()))
+        print("\n".join(shipping.listing_lines() + _trained_here_lines()))
+
+
+def _trained_here_lines():
+    """The models of results/ that `predict`, `evaluate` and `play` take by name."""
+    from flipnet.api.models import models
+
+    trained = [m for m in models() if m.source == "trained here"]
+    return [f"trained here ({len(trained)} in results/):"] + [
+        f"  {m.name}: {m.kind} on {m.board}"
+        + "".join(f", {figure} {value:.2%}" for figure, value in m.figures.items()) for m in trained] if trained else []
 
 
 def cmd_bench(args):

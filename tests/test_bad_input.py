@@ -363,7 +363,7 @@ def files(tmp_path_factory):
 
 def _model_files(d):
     """A conv1d model of 1x8 boards, and broken copies of it."""
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
     from flipnet.nn.core.store import save_model, save_npz
 
     model = build("conv1d", 0, 1, 8)

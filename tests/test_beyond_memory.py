@@ -95,7 +95,7 @@ def test_the_lookup_reads_what_the_labels_spell_out(board_3x4):
     # here by a flood fill and the game's moves), and changes nothing on positions of known shapes
     from flipnet.nn.evaluation.evaluate import predictor
 
-    with_ply = predictor(lookup, {}, "soft")(unseen)
+    with_ply = predictor(lookup, "soft")(unseen)
     comps, known = Components(3, 4), set(lookup.keys.tolist())
 
     def key(mask):
@@ -137,7 +137,7 @@ def test_descriptions_are_size_free_and_the_table_grows():
 @pytest.mark.slow
 def test_a_size_free_model_reads_a_larger_board(tmp_path):
     """featmem2d trained on 3x3 boards reads 3x4 positions; xormem2d (cells) refuses."""
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
     from flipnet.nn.evaluation.evaluate import on_board
 
     model = build("featmem2d", 0, 3, 3)
@@ -155,7 +155,7 @@ def test_a_component_model_gives_probabilities_for_the_soft_mex():
     """What one ply reads from a network: a distribution per shape whose most likely value
     is the model's value."""
     from flipnet.nn.core.compile import ComponentPredictor
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
 
     model = build("xormem2d", 0, 3, 3)
     model.fit(np.arange(1 << 8, dtype=np.uint64))
@@ -195,18 +195,19 @@ def test_an_ensemble_multiplies_its_members_distributions(tmp_path):
     from flipnet.base.errors import FlipnetError
     from flipnet.nn.components.ensemble import ComponentEnsemble
     from flipnet.nn.core.compile import ComponentPredictor
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
 
     members = []
     for name, seed in (("xormem2d", 0), ("featmem2d", 1)):
         model = build(name, seed, 3, 3)
         model.fit(np.arange(1 << 8, dtype=np.uint64))
-        members.append((model, {"config": {"data": "tiny.h5", "bucket": 0}}))
+        model.meta = {"config": {"data": "tiny.h5", "bucket": 0}}  # as its file would say
+        members.append(model)
     ensemble = ComponentEnsemble(members)
     states = np.arange(1 << 9, dtype=np.uint64)
     keys = np.unique(ensemble.components.shapes(states))
     keys = keys[keys != 0]
-    a, b = (ComponentPredictor(m).probabilities(keys) for m, _ in members)
+    a, b = (ComponentPredictor(m).probabilities(keys) for m in members)
     expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
     assert np.allclose(ensemble.probabilities(keys), expected, atol=1e-6)
     values = dict(zip(keys.tolist(), expected.argmax(axis=1).tolist()))
@@ -218,7 +219,8 @@ def test_an_ensemble_multiplies_its_members_distributions(tmp_path):
             x ^= values[k] if k else 0
         by_hand.append(x)
     assert ensemble(states).tolist() == by_hand
-    other = (members[1][0], {"config": {"data": "other.h5", "bucket": 0}})
+    other = build("featmem2d", 1, 3, 3)
+    other.meta = {"config": {"data": "other.h5", "bucket": 0}}
     with pytest.raises(FlipnetError, match="was trained on other.h5 bucket 0"):
         ComponentEnsemble([members[0], other])
     with pytest.raises(FlipnetError, match="needs two models or more"):

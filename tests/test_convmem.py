@@ -224,7 +224,7 @@ def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_
     # the hard rule, through the evaluator: the same exact values on positions of such shapes
     from flipnet.nn.evaluation.evaluate import predictor
 
-    hard = predictor(model, {}, "hard")
+    hard = predictor(model, "hard")
     assert np.array_equal(hard(Components(4, 4).render(chosen)), exact_values(chosen))
 
 
@@ -294,8 +294,8 @@ def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch)
     big = evaluate.on_board(model, 5, 5, "5x5 positions")
     states = np.random.default_rng(1).integers(0, 1 << 25, size=400, dtype=np.uint64)
     monkeypatch.setattr(evaluate, "CHUNK", 32)
-    alone = evaluate.predictor(big, meta, "soft")(states)
-    assert np.array_equal(evaluate.predictor(big, meta, "soft", workers=3)(states), alone)
+    alone = evaluate.predictor(big, "soft")(states)
+    assert np.array_equal(evaluate.predictor(big, "soft", workers=3)(states), alone)
     keys = Components(5, 5).keys(Components(5, 5).split(states))
     assert np.unique(keys[(keys != 0) & ~np.isin(keys, model.known_shapes())]).size > 3 * 32
 
@@ -519,12 +519,12 @@ def test_an_ensemble_takes_convmem2d_as_a_member(trained):
     from flipnet.nn.components.ensemble import ComponentEnsemble
     from flipnet.nn.evaluation.evaluate import load
 
-    members = [load(trained / "r" / "convmem2d.npz") for _ in range(2)]
+    members = [load(trained / "r" / "convmem2d.npz")[0] for _ in range(2)]
     ensemble = ComponentEnsemble(members)
     keys = some_keys(4, 4, 300, seed=5)
-    assert np.allclose(ensemble.probabilities(keys), members[0][0].probabilities(keys), atol=1e-6)
+    assert np.allclose(ensemble.probabilities(keys), members[0].probabilities(keys), atol=1e-6)
     states = np.random.default_rng(1).integers(0, 1 << 25, size=500, dtype=np.uint64)
-    assert np.array_equal(ensemble.for_board(5, 5)(states), members[0][0].for_board(5, 5)(states))
+    assert np.array_equal(ensemble.for_board(5, 5)(states), members[0].for_board(5, 5)(states))
 
 
 @pytest.mark.slow
@@ -539,7 +539,7 @@ def test_predict_reads_a_position_of_any_board_with_or_without_one_ply(trained):
     for extra, said, ply in (([], "", False), (["--one-ply"], " with one ply of lookahead", "soft")):
         got = run(["predict", trained / "r" / "convmem2d.npz", position, *extra], trained)
         assert got.returncode == 0, got.stderr
-        predicted = int(predictor(on5, meta, ply)(np.array([state], np.uint64))[0])
+        predicted = int(predictor(on5, ply)(np.array([state], np.uint64))[0])
         verdict = "right" if predicted == true else "wrong"
         assert got.stdout == f"{position}: predicted nim-value {predicted}{said}, true {true} ({verdict})\n"
 

@@ -3,8 +3,9 @@ import pytensor
 import pytensor.tensor as pt
 import pytest
 
+from flipnet.base.errors import FlipnetError
 from flipnet.nn.core import optim
-from flipnet.nn.core.model import build
+from flipnet.nn.core.kinds import build
 
 pytestmark = pytest.mark.usefixtures("py_mode")
 
@@ -49,7 +50,7 @@ def test_logits_shape(name, length, width):
 
 
 def test_build_errors():
-    with pytest.raises(ValueError, match="unknown model 'resnet'"):
+    with pytest.raises(FlipnetError, match="unknown model 'resnet': choose from conv1d, "):
         build("resnet", 0)
     with pytest.raises(ValueError, match="conv1d reads one row of cells, not 5 rows"):
         build("conv1d", 0, 5, 5)

@@ -61,7 +61,7 @@ def test_each_shipped_model_values_the_test_slice_as_the_manifest_says(name, stu
     split = read_split(study_data / Path(meta["config"]["data"]).name, meta["config"].get("bucket", 0))
     step = len(split.test[0]) // shipped.SLICE  # every step-th test position, from the first
     states, labels = split.test[0][::step][:shipped.SLICE], split.test[1][::step][:shipped.SLICE]
-    errors = int(np.sum(predictor(model, meta)(states) != labels))
+    errors = int(np.sum(predictor(model)(states) != labels))
     assert (errors, len(states)) == (entry["slice"]["errors"], entry["slice"]["positions"])
     # the slice is spread over the split: its error within a few points of the test error shipped
     results = json.loads((shipped.RESULTS_SHIPPED / f"{name}.json").read_text())

@@ -39,7 +39,7 @@ def test_learns_the_length_8_game(tmp_path, tiny):
     generalizes far beyond the majority-class guess on the held-out states."""
     from flipnet.datasets.hdf5 import read_split
     from flipnet.nn.core.compile import Predictor
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
 
     data, values = tiny
     results = train(config(tmp_path, data, epochs=60, optimizer="adam", lr=0.01, batch=8), log=quiet)
@@ -177,7 +177,7 @@ def test_shuffle_once_keeps_one_order(tmp_path, tiny, monkeypatch, shuffle):
 @pytest.mark.slow
 @pytest.mark.usefixtures("py_mode")
 def test_an_epoch_in_chunks_makes_the_same_updates():
-    from flipnet.nn.core import model as models
+    from flipnet.nn.core import kinds as models
     from flipnet.nn.core import optim
     from flipnet.nn.core.compile import epoch_function, run_epoch
 

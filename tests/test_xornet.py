@@ -11,7 +11,7 @@ from flipnet.nn import FLOAT
 from flipnet.nn.core import optim
 from flipnet.nn.core.compile import Predictor, training_step
 from flipnet.nn.core.layers import mean_cross_entropy
-from flipnet.nn.core.model import build
+from flipnet.nn.core.kinds import build
 
 pytestmark = pytest.mark.usefixtures("py_mode")
 

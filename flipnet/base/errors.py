@@ -13,5 +13,6 @@ class Interrupted(FlipnetError):
     was kept and how to continue."""
 
 
-class TimedOut(FlipnetError):
-    """A search ran past its time limit (`--timeout`); the message says how far it got."""
+class TimedOut(FlipnetError, TimeoutError):
+    """A search ran past its time limit (`--timeout`); the message says how far it got.
+    A TimeoutError too, for a program that calls flipnet with a time limit."""

@@ -53,11 +53,11 @@ class NeuralFlip:
     lookahead on the shapes it never met, where asked), else a random move. `loaded` says
     which file a model asked for by name is read from."""
 
-    def __init__(self, model, meta=None, lookahead=False, loaded=""):
+    def __init__(self, model, lookahead=False, loaded=""):
         from flipnet.nn.evaluation.evaluate import predictor
 
-        self.model, self.meta, self.lookahead, self.loaded = model, meta or {}, lookahead, loaded
-        self.predict = predictor(model, self.meta, lookahead)
+        self.model, self.lookahead, self.loaded = model, lookahead, loaded
+        self.predict = predictor(model, lookahead)
 
     def __call__(self, game, state, rng):
         self.read_board(game)
@@ -72,10 +72,10 @@ class NeuralFlip:
 
         if (game.rows, game.cols) == (self.model.rows, self.model.cols):
             return
-        if not hasattr(self.model, "for_board"):
+        if not self.model.size_free:
             raise FlipnetError(f"the network reads {self.model.rows}x{self.model.cols} boards, not {game.shape}")
         self.model = on_board(self.model, game.rows, game.cols, f"a {game.shape} game")
-        self.predict = predictor(self.model, self.meta, self.lookahead)
+        self.predict = predictor(self.model, self.lookahead)
 
 
 def _difficulty(arg, paths, game):
@@ -112,7 +112,7 @@ def _neural_flip(arg, paths, game):
     for name in [spec] if spec else DEFAULT_NETWORKS[game.rows == 1]:
         try:
             path, how = resolve(name)
-            agent = NeuralFlip(*load(path), lookahead=paths.get("one_ply", False), loaded=how)
+            agent = NeuralFlip(load(path)[0], lookahead=paths.get("one_ply", False), loaded=how)
             agent.read_board(game)  # refuses a board the model cannot read, before play starts
             return agent
         except FlipnetError as exc:

@@ -119,7 +119,7 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
     from flipnet.nn import FLOAT
     from flipnet.nn.core import optim
     from flipnet.nn.core.compile import epoch_function, step_function
-    from flipnet.nn.core.model import build
+    from flipnet.nn.core.kinds import build
 
     rng = np.random.default_rng(0)
     model = build(model_name, 0, rows, cols)

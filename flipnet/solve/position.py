@@ -9,29 +9,62 @@ HalfNim and Nim by their closed forms. Adding a game adds one line here.
 
 import contextlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from flipnet.base.errors import FlipnetError
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
-from flipnet.solve.kayles import line_value_and_winning_moves
+from flipnet.solve.kayles import dawson_kayles, line_value_and_winning_moves
 from flipnet.solve.nim import nim_outcome, nim_winning_moves
 
 
+class Move(NamedTuple):
+    """A move as the game writes it, and the position it leaves."""
+    move: str
+    position: str
+
+
+class MoveValue(NamedTuple):
+    """A move, the position it leaves and that position's value (0: the move wins)."""
+    move: str
+    position: str
+    value: int
+
+
+class Component(NamedTuple):
+    """A connected part of a flip position (the rest emptied) and its nim-value."""
+    position: str
+    value: int
+
+
 @dataclass
-class Analysis:
+class Result:
+    """What a position is worth: its `value`, `winner`, `winning_moves`, and where asked
+    every move with the value it leaves (`moves`) and its `components` (flip)."""
+
     game: str
     rule: str
     position: str
     value: int  # the nim-value (normal play) or 1/0 for a win/loss of the player to move (misere)
-    winning_moves: list = field(default_factory=list)  # [(move text, resulting position text)]
+    winning_moves: list = field(default_factory=list)  # [Move] that leave the opponent lost
+    moves: list = None  # [MoveValue] of every legal move, best first (`analyse(..., moves="all")`)
+    components: list = None  # [Component] of a flip position in normal play, whose values XOR to `value`
 
     @property
     def first_player_wins(self):
+        """Whether the player to move wins with perfect play."""
         return self.value != 0
 
+    @property
+    def winner(self):
+        """"first" (the player to move) or "second"."""
+        return "first" if self.first_player_wins else "second"
+
     def to_json(self):
+        """A JSON object (`flipnet value --json`): "nim_value" (misère: "win"), the moves
+        and components as objects."""
         key = "nim_value" if self.rule == "normal" else "win"
-        return {
+        out = {
             "game": self.game,
             "rule": self.rule,
             "position": self.position,
@@ -39,15 +72,83 @@ class Analysis:
             "first_player_wins": self.first_player_wins,
             "winning_moves": [{"move": m, "position": p} for m, p in self.winning_moves],
         }
+        if self.moves is not None:
+            out["moves"] = [{"move": m, "position": p, "value": v} for m, p, v in self.moves]
+        if self.components is not None:
+            out["components"] = [{"position": p, "value": v} for p, v in self.components]
+        return out
 
 
 def analyse(game, state, moves=True):
-    """The position's value and (with `moves`) its winning moves, as text."""
-    if not moves:
-        return Analysis(game.name, game.rule, game.format(state), int(value_of(game, state)))
-    value, moves = value_and_winning_moves(game, state)
-    return Analysis(game.name, game.rule, game.format(state), int(value),
-                    [(game.format_move(m), game.format(game.play(state, m))) for m in moves])
+    """The position's value, its components (flip in normal play) and, with `moves`, its
+    winning moves (True) or every legal move with the value it leaves ("all"), as text."""
+    value, parts = value_and_components(game, state)
+    analysis = Result(game.name, game.rule, game.format(state), int(value), components=parts)
+    if moves == "all":
+        valued = sorted(move_values(game, state), key=lambda mv: (mv[1], mv[0]))
+        analysis.moves = [MoveValue(game.format_move(m), game.format(game.play(state, m)), int(v))
+                          for m, v in valued]
+        analysis.winning_moves = [Move(m, p) for m, p, v in analysis.moves if v == 0]
+    elif moves:
+        _, winning = value_and_winning_moves(game, state)
+        analysis.winning_moves = [Move(game.format_move(m), game.format(game.play(state, m))) for m in winning]
+    return analysis
+
+
+def value_and_components(game, state):
+    """(value, [Component] or None): a flip position in normal play is the sum of its
+    connected components (lines: runs, valued by Kayles); no other game is split."""
+    if game.name != "flip" or game.rule != "normal":
+        return value_of(game, state), None
+    if searched(game):
+        parts = solver().valued_components(game.cells(state))
+    else:
+        parts = [(run, dawson_kayles(len(run))) for run in _runs(game, state)]
+    value = 0
+    for _, v in parts:
+        value ^= v
+    return value, [Component(game.format(_mask(game, cells)), int(v)) for cells, v in parts]
+
+
+def move_values(game, state):
+    """[(move, value of the position it leaves)] for every legal move."""
+    if game.name == "flip" and game.rule == "normal":
+        if searched(game):
+            _, valued = solver().move_values(game.cells(state))
+            return [(1 << game.bit(*a) | 1 << game.bit(*b), v) for (a, b), v in valued]
+        total = value_and_components(game, state)[0]
+        out = []
+        for run in _runs(game, state):
+            rest = total ^ dawson_kayles(len(run))
+            out += [(_mask(game, run[i:i + 2]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
+                    for i in range(len(run) - 1)]
+        return out
+    if game.name in ("flip", "gridnim"):
+        return _by_table(game, state, every_move=True)
+    game.check_playable(state)  # a player's bound on how many moves it lists
+    return [(m, value_of(game, game.play(state, m))) for m in game.legal_moves(state)]
+
+
+def _runs(game, state):
+    """The runs of full cells of a one-row or one-column board, as lists of cells (two
+    cells or more)."""
+    line = [(0, c) for c in range(game.cols)] if game.rows == 1 else [(r, 0) for r in range(game.rows)]
+    runs, run = [], []
+    for cell in line + [None]:
+        if cell is not None and state >> game.bit(*cell) & 1:
+            run.append(cell)
+        else:
+            if len(run) > 1:
+                runs.append(run)
+            run = []
+    return runs
+
+
+def _mask(game, cells):
+    mask = 0
+    for r, c in cells:
+        mask |= 1 << game.bit(r, c)
+    return mask
 
 
 def value_and_winning_moves(game, state):
@@ -103,8 +204,9 @@ def _flip(game, state):
     return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
 
 
-def _by_table(game, state):
-    """Value of a board position by a table of the game on its full cells only."""
+def _by_table(game, state, every_move=False):
+    """Value of a board position by a table of the game on its full cells only, and its
+    winning moves (or, `every_move`, every legal move with the value it leaves)."""
     cells, masks = induced_game(state, game.move_masks)
     if len(cells) > MAX_TABLE_CELLS:
         raise FlipnetError(f"{game.name} ({game.rule} play) positions are solved by a table of "
@@ -112,9 +214,10 @@ def _by_table(game, state):
                            f"{MAX_TABLE_CELLS}")
     values = solve_states(len(cells), masks, game.rule, threads=1)
     full = (1 << len(cells)) - 1
-    moves = [m for m, mi in zip((m for m in game.move_masks if state & m == m), masks)
-             if values[full & ~mi] == 0]
-    return values[full], moves
+    legal = [(m, int(values[full & ~mi])) for m, mi in zip((m for m in game.move_masks if state & m == m), masks)]
+    if every_move:
+        return legal
+    return values[full], [m for m, v in legal if v == 0]
 
 
 def _halfnim(game, n):

@@ -14,6 +14,7 @@ from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
 from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.maskconv import MaskedConvNet
+from flipnet.nn.core.interface import TrainedModel
 from flipnet.nn.core.store import load_npz, save_npz
 from flipnet.nn.training.config import without_removed
 
@@ -21,13 +22,15 @@ NAME = "convmem2d"
 TABLE = ("keys", "values", "by_size")  # the lookup's arrays, stored as table/NAME
 
 
-class ConvMemory:
+class ConvMemory(TrainedModel):
     """Shape values from the table where it holds them, from the network elsewhere;
     positions valued by calling it with states. `average`: the network's distribution
     is the geometric mean over the 8 symmetries of its frame. `drawn`: the keys of the
     shapes the network was also taught by 1-ply labels (`nn/components/drawn.py`), for reports."""
 
     name = NAME
+    size_free = True
+    values_shapes = True
 
     def __init__(self, network, table, rows, cols, average=True, drawn=None):
         self.network, self.table, self.average = network, table, average
@@ -39,14 +42,20 @@ class ConvMemory:
                                f"board's longer side is at most 8")
         self.rows, self.cols, self.n_classes = rows, cols, network.n_classes
         self.components = Components(rows, cols)
+        self.meta = {}
 
     def for_board(self, rows, cols):
         """The same table and network reading rows x cols positions."""
-        return ConvMemory(self.network, self.table, rows, cols, self.average, self.drawn)
+        other = ConvMemory(self.network, self.table, rows, cols, self.average, self.drawn)
+        other.meta = self.meta
+        return other
 
     def known_shapes(self):
         """The shapes whose values the training labels fixed (the table's keys)."""
         return self.table.keys
+
+    def drawn_shapes(self):
+        return self.drawn
 
     def compile(self):
         """Build the network's function for this board now (before forking helpers that use it)."""
@@ -75,8 +84,13 @@ class ConvMemory:
             values[~found] = self.network_probabilities(keys[~found]).argmax(axis=1)
         return values
 
+    shape_values = component_values
+    shape_probabilities = probabilities
+
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)
+
+    predict = __call__
 
     def save(self, path, meta):
         arrays = {f"net/{k}": v for k, v in self.network.get_values().items()}
@@ -90,12 +104,19 @@ class ConvMemory:
     def load(cls, path):
         """(model, meta) of a convmem2d file; a one-line error for anything else."""
         arrays, meta = load_npz(path)
-        try:
-            network = MaskedConvNet(0, **without_removed(meta["architecture"], path))
-            network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
-            table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
-                                            int(meta["rows"]), int(meta["cols"]))
-            return cls(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"]),
-                       arrays.get("drawn/keys")), meta
-        except (KeyError, TypeError, ValueError) as exc:
-            raise FlipnetError(f"{path}: not a {NAME} model file ({exc})") from None
+        model = load(path, arrays, meta)
+        model.meta = meta
+        return model, meta
+
+
+def load(path, arrays, meta):
+    """The table and network of a convmem2d file (`kinds.load`)."""
+    try:
+        network = MaskedConvNet(0, **without_removed(meta["architecture"], path))
+        network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
+        table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
+                                        int(meta["rows"]), int(meta["cols"]))
+        return ConvMemory(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"]),
+                          arrays.get("drawn/keys"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FlipnetError(f"{path}: not a {NAME} model file ({exc})") from None

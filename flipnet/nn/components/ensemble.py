@@ -11,69 +11,65 @@ was chosen on validation positions (docs/results.md).
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.nn.core.compile import ComponentPredictor
-from flipnet.nn.core.model import check_labels
+from flipnet.nn.core.interface import TrainedModel
 
 
-class ComponentEnsemble:
+class ComponentEnsemble(TrainedModel):
     """The members' shape distributions multiplied: `probabilities`, `component_values`,
     and positions' values by calling it with states."""
 
+    values_shapes = True
+
     def __init__(self, members, where="the ensemble"):
-        """`members`: [(model, meta)] of component networks (or convmem2d models) trained on
-        the same dataset."""
+        """`members`: component models (component networks, convmem2d models) trained on
+        the same dataset, each holding its file's metadata."""
         if len(members) < 2:
             raise FlipnetError(f"{where}: an ensemble needs two models or more")
-        first, first_meta = members[0]
-        for model, meta in members:
-            if not hasattr(model, "components") or not _values_shapes(model):
+        first = members[0]
+        for model in members:
+            if not model.values_shapes:
                 raise FlipnetError(f"{where}: {model.name} does not value components with a network")
             if (model.rows, model.cols, model.n_classes) != (first.rows, first.cols, first.n_classes):
                 raise FlipnetError(f"{where}: {model.name} reads {model.rows}x{model.cols} with "
                                    f"{model.n_classes} classes, {first.name} {first.rows}x{first.cols} with "
                                    f"{first.n_classes}")
-            if _trained_on(meta) != _trained_on(first_meta):
-                raise FlipnetError(f"{where}: {model.name} was trained on {_trained_on(meta)}, "
-                                   f"{first.name} on {_trained_on(first_meta)}")
-        self.members = [model for model, _ in members]
+            if _trained_on(model.meta) != _trained_on(first.meta):
+                raise FlipnetError(f"{where}: {model.name} was trained on {_trained_on(model.meta)}, "
+                                   f"{first.name} on {_trained_on(first.meta)}")
+        self.members = list(members)
         self.name = "+".join(m.name for m in self.members)
         self.rows, self.cols, self.n_classes = first.rows, first.cols, first.n_classes
         self.components = first.components
-        self._predictors = [_distributions(m) for m in self.members]
+        self.meta = first.meta  # the same training data for all
+
+    @property
+    def size_free(self):
+        return all(m.size_free for m in self.members)
 
     def for_board(self, rows, cols):
         """The ensemble of the members reading rows x cols (each must be able to)."""
+        if (rows, cols) == (self.rows, self.cols):
+            return self
         other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other.members = [m.for_board(rows, cols) if hasattr(m, "for_board") else m for m in self.members]
+        other.members = [m.for_board(rows, cols) for m in self.members]
         other.rows, other.cols, other.components = rows, cols, other.members[0].components
-        other._predictors = [_distributions(m) for m in other.members]
         return other
-
-    @property
-    def reader(self):
-        """'cells' if any member reads cells of a fixed frame (then not size-free)."""
-        return "cells" if any(getattr(m, "reader", None) == "cells" for m in self.members) else "features"
 
     def known_shapes(self):
         """Shapes any member met in training (the same training positions for all)."""
         known = [m.known_shapes() for m in self.members if m.known_shapes() is not None]
         return np.unique(np.concatenate(known)) if known else None
 
-    def check_labels(self, split, path):
-        for model in self.members:
-            check_labels(model, split, path)
-
     def compile(self):
         """Build the members' functions now (before forking helpers that use them)."""
-        for predictor in self._predictors:
-            if hasattr(predictor, "compile"):
-                predictor.compile()
+        for model in self.members:
+            model.compile()
 
     def probabilities(self, keys):
         """(keys, values): the normalised geometric mean of the members' distributions."""
-        log_sum = sum(np.log(np.maximum(p.probabilities(keys), 1e-30)) for p in self._predictors)
-        log_mean = log_sum / len(self._predictors)
+        log_sum = sum(np.log(np.maximum(m.shape_probabilities(keys), 1e-30)) for m in self.members)
+        log_mean = log_sum / len(self.members)
         weights = np.exp(log_mean - log_mean.max(axis=1, keepdims=True))
         return weights / weights.sum(axis=1, keepdims=True)
 
@@ -81,18 +77,16 @@ class ComponentEnsemble:
         """The most likely value of each shape key (keys of shapes, not 0)."""
         return self.probabilities(np.asarray(keys, np.uint64)).argmax(axis=1)
 
+    shape_values = component_values
+    shape_probabilities = probabilities
+
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)
 
+    predict = __call__
 
-def _values_shapes(model):
-    """A component network, or a model that gives shapes distributions itself (convmem2d)."""
-    return hasattr(model, "network_inputs") or hasattr(model, "probabilities")
-
-
-def _distributions(model):
-    """What gives a member's distribution of shape values: `.probabilities(keys)`."""
-    return ComponentPredictor(model) if hasattr(model, "network_inputs") else model
+    def save(self, path, meta):
+        raise FlipnetError("an ensemble is not saved: it is its members' files (flipnet evaluate A --with B)")
 
 
 def _trained_on(meta):

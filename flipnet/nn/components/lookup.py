@@ -14,25 +14,31 @@ import time
 
 import numpy as np
 
+from flipnet.base.errors import FlipnetError
 from flipnet.base.files import check_writable, ensure_dir, write_json
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components, key_shape, shape_split_errors
-from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
+from flipnet.datasets.components import Components, key_shape
+from flipnet.nn.components.oneply import one_hot
+from flipnet.nn.core.interface import TrainedModel
 from flipnet.nn.core.store import save_npz
-from flipnet.nn.training.recipes import run_record
+from flipnet.nn.training.record import results_record
 
 N_CLASSES = 16
 
 
-class ShapeLookup:
+class ShapeLookup(TrainedModel):
     """Shape keys -> values read from training labels, and a guess by size for the rest."""
 
     name = "lookup2d"
+    n_classes = N_CLASSES
+    size_free = True  # keys are the same on every board
+    values_shapes = True
 
     def __init__(self, keys, values, by_size, rows, cols):
         self.keys, self.values, self.by_size = keys, values, by_size  # by_size[cells]: the guess
         self.rows, self.cols = rows, cols
         self.components = Components(rows, cols)
+        self.meta = {}
 
     @classmethod
     def fit(cls, states, labels, rows, cols):
@@ -66,7 +72,12 @@ class ShapeLookup:
 
     def for_board(self, rows, cols):
         """The same table reading rows x cols positions (keys are the same on every board)."""
-        return ShapeLookup(self.keys, self.values, self.by_size, rows, cols)
+        other = ShapeLookup(self.keys, self.values, self.by_size, rows, cols)
+        other.meta = self.meta
+        return other
+
+    def known_shapes(self):
+        return self.keys
 
     def known(self, keys):
         """(found, values): whether the table holds each key, and its value there (0 where
@@ -88,16 +99,35 @@ class ShapeLookup:
         """The value guessed for a shape the table lacks: the most common of its size."""
         return self.by_size[np.minimum(cells, len(self.by_size) - 1)]
 
+    shape_values = component_values
+
+    def shape_probabilities(self, keys):
+        """Certain: all of each shape's weight on the value the table gives it."""
+        return one_hot(self.component_values, self.n_classes)(keys)
+
     def __call__(self, states):
         return self.components.position_values(states, self.component_values)
 
+    predict = __call__
+
     def arrays(self):
         return {"keys": self.keys, "values": self.values, "by_size": self.by_size}
+
+    def save(self, path, meta):
+        save_npz(path, self.arrays(), {"model": self.name, "rows": self.rows, "cols": self.cols, **meta})
 
     @classmethod
     def from_arrays(cls, arrays, rows, cols):
         return cls(arrays["keys"].astype(np.uint64), arrays["values"].astype(np.int64),
                    arrays["by_size"].astype(np.int64), rows, cols)
+
+
+def load(path, arrays, meta):
+    """The table of a lookup2d file (`kinds.load`)."""
+    try:
+        return ShapeLookup.from_arrays(arrays, int(meta["rows"]), int(meta["cols"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FlipnetError(f"{path}: not a lookup table ({exc})") from None
 
 
 def run(config, resume=False, overwrite=False, log=print):
@@ -111,23 +141,9 @@ def run(config, resume=False, overwrite=False, log=print):
     for suffix in (".json", ".npz"):
         check_writable(config.path(suffix))
     table = ShapeLookup.fit(split.train[0], split.train[1], rows, cols)
-    valid_states, valid_labels = evaluated(split.valid, config.eval_batch)
-    test_states, test_labels = evaluated(split.test, config.eval_batch)
-    predicted = table(test_states)
-    counts = confusion(np.minimum(predicted, N_CLASSES - 1), test_labels, N_CLASSES)
-    results = {
-        **run_record(config, "lookup2d", f"{rows}x{cols}", split.sizes()),
-        "evaluated": {"valid": len(valid_states), "test": len(test_states)},
-        "shapes_known": int(len(table.keys)),
-        "valid_error": error_rate(table(valid_states), valid_labels),
-        "test_error": error_rate(predicted, test_labels),
-        "baseline_test_error": majority_error(split.train[1], test_labels),
-        "per_class_test_error": per_class_error(counts), "confusion": counts.tolist(),
-        "seconds": time.perf_counter() - started,
-        **shape_split_errors(rows, cols, split.train[0], test_states, predicted != test_labels),
-    }
-    save_npz(config.path(".npz"), table.arrays(), {"model": "lookup2d", "rows": rows, "cols": cols,
-                                                   "config": dataclasses.asdict(config)})
+    results = results_record(config, table, split, table, time.perf_counter() - started,
+                             reports={"shapes_known": int(len(table.keys))})
+    table.save(config.path(".npz"), {"config": dataclasses.asdict(config)})
     write_json(config.path(".json"), results)
     log(f"{config.name}: {len(table.keys)} shapes read from the training labels")
     return results

@@ -26,7 +26,7 @@ from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import write_json
 from flipnet.datasets import read_split
-from flipnet.datasets.components import Components, shape_split_errors
+from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.convmem import NAME, ConvMemory
@@ -37,10 +37,10 @@ from flipnet.nn.components.maskconv import MaskedConvNet, render_cells
 from flipnet.nn.components.parallel import SplitStep
 from flipnet.nn.core import optim
 from flipnet.nn.core.layers import mean_cross_entropy
-from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
+from flipnet.nn.core.metrics import error_rate
 from flipnet.nn.training import loop
 from flipnet.nn.training.loop import claimed
-from flipnet.nn.training.recipes import run_record
+from flipnet.nn.training.record import results_record
 
 
 def new_shape_values(table, states, labels, rows, cols):
@@ -200,28 +200,9 @@ def _drawn(config, start, table, rows, cols):
 def _results(config, model, split, run, n_valid_shapes, elapsed_now):
     """What the trainer on positions reports, for the table + network on positions, and the
     selection criterion beside it."""
-    valid_states, valid_labels = evaluated(split.valid, config.eval_batch)
-    test_states, test_labels = evaluated(split.test, config.eval_batch)
-    predicted = model(test_states)
-    counts = confusion(np.minimum(predicted, model.n_classes - 1), test_labels, model.n_classes)
-    epoch_seconds = [c["seconds"] for c in run.curve]
-    return {
-        **run_record(config, NAME, f"{model.rows}x{model.cols}", split.sizes()),
-        "evaluated": {"valid": len(valid_states), "test": len(test_states)},
-        "parameters": int(model.network.n_parameters()),
-        "shapes_known": int(len(model.table.keys)),
-        "selection": f"the epoch with the fewest errors on the {n_valid_shapes} shapes of validation "
-                     f"positions the training labels leave open (valid_shape_error)",
-        "valid_shape_error": run.best_valid,
-        "curve": run.curve, "epochs_run": run.epoch, "stopped_early": run.epoch < config.epochs,
-        "best_epoch": run.best_epoch, "best_at": run.best_at,
-        "valid_error": error_rate(model(valid_states), valid_labels),
-        "test_error": error_rate(predicted, test_labels),
-        "baseline_test_error": majority_error(split.train[1], test_labels),
-        "per_class_test_error": per_class_error(counts), "confusion": counts.tolist(),
-        "seconds": run.total_seconds(elapsed_now),
-        "train_seconds": float(sum(epoch_seconds)),
-        "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)) if epoch_seconds else 0.0,
-        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels,
-                             model.drawn),
-    }
+    reports = {"parameters": int(model.network.n_parameters()), "shapes_known": int(len(model.table.keys)),
+               "selection": f"the epoch with the fewest errors on the {n_valid_shapes} shapes of validation "
+                            f"positions the training labels leave open (valid_shape_error)",
+               "valid_shape_error": run.best_valid}
+    return results_record(config, model, split, model, run.total_seconds(elapsed_now), run, reports=reports,
+                          drawn=model.drawn)

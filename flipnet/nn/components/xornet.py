@@ -6,18 +6,14 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 
+from flipnet.base.errors import FlipnetError
 from flipnet.datasets.components import Components
 from flipnet.datasets.shapes import FEATURES, ShapeTable
 from flipnet.nn import FLOAT
+from flipnet.nn.core.compile import ComponentPredictor
 from flipnet.nn.core.layers import decode_bits, dense
-from flipnet.nn.core.model import Model, normal, one_row, register
-
-def _walsh_hadamard(n):
-    """The n x n Walsh-Hadamard matrix: entry (s, v) is (-1)^popcount(s & v)."""
-    s, v = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    parity = np.vectorize(lambda x: bin(x).count("1") & 1)(s & v)
-    return 1.0 - 2.0 * parity
-
+from flipnet.nn.core.model import Model, normal, one_row
+from flipnet.nn.core.xor import walsh_hadamard
 
 class ComponentModel(Model):
     """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
@@ -44,15 +40,17 @@ class ComponentModel(Model):
 
     memory_gain = 250.0  # a step of 0.5 per occurrence at Adam's rate 0.002
     input_dtype = "uint64"
+    values_shapes = True
 
     def __init__(self, name, rows, cols, n_classes, init, forward, slots, memory=False,
                  reader="cells", frame=None):
         super().__init__(name, rows, cols, n_classes, init, forward)
         self.components, self.slots = Components(rows, cols), slots
         self.reader = reader
+        self._shape_predictor = None
         self.frame = frame or self.components.frame
         self.input_shape = (slots, 2) if memory else (slots,)
-        self.hadamard = pt.constant(_walsh_hadamard(n_classes).astype(FLOAT))
+        self.hadamard = pt.constant(walsh_hadamard(n_classes).astype(FLOAT))
         if reader == "features":  # descriptions of the shapes met, read by row in the graph
             self.features = ShapeTable()
             self.feature_table = pytensor.shared(np.zeros((1, FEATURES), dtype=FLOAT),
@@ -76,12 +74,23 @@ class ComponentModel(Model):
             self.vocabulary = np.asarray(arrays["vocabulary"], dtype=np.uint64)
             self.memory.set_value(np.zeros((len(self.vocabulary) + 1, self.n_classes), dtype=FLOAT))
 
+    @property
+    def size_free(self):
+        """A "features" reader reads shapes of any size; a "cells" reader only those that
+        fit its frame, so it stays on its own board."""
+        return self.reader == "features"
+
     def for_board(self, rows, cols):
         """The same model reading rows x cols positions: its weights and memory are shared,
-        only the number of slots grows with the board (a "cells" reader keeps its frame,
-        so it reads only shapes that fit it)."""
+        only the number of slots grows with the board."""
+        if (rows, cols) == (self.rows, self.cols):
+            return self
+        if not self.size_free:
+            raise FlipnetError(f"{self.name} reads the cells of {self.rows}x{self.cols} shapes only "
+                               f"(not size-free)")
         other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
+        other._predictor = None  # compiled for this board's slots
         other.rows, other.cols, other.components = rows, cols, Components(rows, cols)
         other.slots = max(self.slots, -(-(rows * cols) // 3))
         other.input_shape = (other.slots, *self.input_shape[1:])
@@ -107,6 +116,18 @@ class ComponentModel(Model):
     def known_shapes(self):
         """The shapes the model met in training (its vocabulary), or None without a memory."""
         return self.vocabulary if self.memory is not None else None
+
+    def _shapes(self):
+        if self._shape_predictor is None:
+            self._shape_predictor = ComponentPredictor(self)
+        return self._shape_predictor
+
+    def shape_values(self, keys):
+        """The most likely value of each shape key (its network's logits plus its memory row)."""
+        return self._shapes()(keys)
+
+    def shape_probabilities(self, keys):
+        return self._shapes().probabilities(keys)
 
     def prepare(self, states):
         """(n, slots) network inputs of the components, used slots first (0: empty); with
@@ -162,14 +183,12 @@ class ComponentModel(Model):
         return log_probs[pt.argsort(order)]  # back in the batch's order
 
 
-@register("xornet1d", "row")
 def xornet1d(rng, rows, cols):
     """The XOR-of-components network on strings: its components are runs of ones."""
     one_row("xornet1d", rows)
     return xornet2d(rng, rows, cols, name="xornet1d")
 
 
-@register("xornet2d", "grid")
 def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name="xornet2d",
              memory=False):
     """A ComponentModel whose component network is an MLP (cells -> 256 -> 128 -> 16,
@@ -193,13 +212,11 @@ def xornet2d(rng, rows, cols, n_classes=16, widths=(256, 128), slots=None, name=
     return ComponentModel(name, rows, cols, n_classes, init, forward, slots, memory)
 
 
-@register("xormem2d", "grid")
 def xormem2d(rng, rows, cols):
     """xornet2d with a memory of the component shapes met in training (ComponentModel)."""
     return xornet2d(rng, rows, cols, name="xormem2d", memory=True)
 
 
-@register("featmem2d", "grid")
 def featmem2d(rng, rows, cols, n_classes=16, widths=(128, 64)):
     """Size-free: a ComponentModel whose network reads a shape's description
     (`datasets.shapes`: 8-neighbourhood patterns, degrees, size; the same numbers on any

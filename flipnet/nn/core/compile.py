@@ -92,7 +92,8 @@ def step_function(model, optimizer):
 
 
 class Predictor:
-    """Predicted classes of any number of states, in large compiled batches.
+    """Predicted classes of any number of states, in large compiled batches, and their
+    probabilities.
 
     With `symmetries`, the class is the argmax of the softmax averaged over every image
     of the state under the board's symmetries (which all share its nim-value).
@@ -104,8 +105,10 @@ class Predictor:
         logits = model.logits(states)
         if symmetries is None:
             self._fn = pytensor.function([states], pt.argmax(logits, axis=-1))
+            self._graph = ([states], logits)  # the probabilities are compiled when first asked
+            self._probs_fn = None
         else:
-            self._fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
+            self._fn = self._probs_fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
         self.chunk, self.symmetries, self.prepare = chunk, symmetries, model.prepare
 
     @classmethod
@@ -120,13 +123,25 @@ class Predictor:
         states = np.asarray(states, dtype=np.uint64)
         if self.symmetries is None:
             return self.on_inputs(states, self.prepare)
-        out = np.empty(states.size, dtype=np.int64)
+        return np.argmax(self.probabilities(states), axis=-1)
+
+    @in_float
+    def probabilities(self, states):
+        """(states, classes): the softmax, averaged over the symmetries' images where asked."""
+        states = np.asarray(states, dtype=np.uint64)
+        if self._probs_fn is None:
+            ins, logits = self._graph
+            self._probs_fn = pytensor.function(ins, pt.special.softmax(logits, axis=-1))
+        out = None
         for i in range(0, states.size, self.chunk):
             part = states[i:i + self.chunk]
-            probs = sum(self._fn(self.prepare(self.symmetries.image(part, g)))
-                        for g in range(len(self.symmetries)))
-            out[i:i + self.chunk] = np.argmax(probs, axis=-1)
-        return out
+            images = [self.symmetries.image(part, g) for g in range(len(self.symmetries))] \
+                if self.symmetries is not None else [part]
+            probs = sum(self._probs_fn(self.prepare(image)) for image in images) / len(images)
+            if out is None:
+                out = np.empty((states.size, probs.shape[1]))
+            out[i:i + self.chunk] = probs
+        return out if out is not None else np.empty((0, 0))
 
     def on_inputs(self, inputs, prepare=None):
         """Classes of inputs already made by `model.prepare` (or made here by `prepare`):

@@ -1,36 +1,21 @@
-"""A model of either family: named parameters, a forward function, and the registry of
-builders by name (`paper/models.py`, `components/xornet.py` register theirs).
+"""A network of either family: named parameters and a forward function (the builders of
+`paper/models.py` and `components/xornet.py`, named by the registry of kinds, `kinds.py`).
 
 A model maps a batch of state integers to class logits, one row per state (inside, the
 layers work feature-major: one column per state). Its parameters are shared
 variables; `logits(states, params)` also accepts stand-ins for them (the trainer's scan).
 """
 
-import importlib
-
 import numpy as np
 import pytensor
 
 from flipnet.base.errors import FlipnetError
 from flipnet.nn import FLOAT
+from flipnet.nn.core.interface import TrainedModel
 from flipnet.nn.core.layers import decode_bits
 
-MODELS = {}  # name -> (builder, board): "row" models read one row, "grid" models a board
 
-
-def register(name, board):
-    """Register a model builder; `board` is "row" or "grid" (what it was designed for)."""
-    def wrap(build):
-        MODELS[name] = (build, board)
-        return build
-    return wrap
-
-
-DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
-BUILDERS = ("flipnet.nn.paper.models", "flipnet.nn.components.xornet")  # modules that register
-
-
-class Model:
+class Model(TrainedModel):
     """Named parameters (shared variables) and a forward function of (x, params dict).
 
     `prepare` turns state integers into the model's input rows (by default the states
@@ -46,6 +31,8 @@ class Model:
         self.params = [pytensor.shared(np.asarray(v, dtype=FLOAT), name=k) for k, v in init.items()]
         self._forward = forward
         self.memory = None  # a table of per-input rows updated sparsely (see ComponentModel)
+        self.meta = {}
+        self._predictor = None
 
     @property
     def dense_params(self):
@@ -86,22 +73,23 @@ class Model:
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
 
+    def predict(self, states):
+        """Predicted classes of states, as the run evaluated them (`Predictor.as_trained`)."""
+        if self._predictor is None:
+            from flipnet.nn.core.compile import Predictor
 
-def build(name, seed, rows=None, cols=None):
-    """A fresh model with the paper's initialisation from `seed`, for boards of the given
-    shape (default: the study's board for that kind of model). A grid model refuses a
-    single row: its design (a 5x5 MLP, 2D filters, 2D components) says nothing of strings."""
-    for module in BUILDERS:
-        importlib.import_module(module)
-    if name not in MODELS:
-        raise ValueError(f"unknown model {name!r}: choose from {', '.join(MODELS)}")
-    builder, board = MODELS[name]
-    default_rows, default_cols = DEFAULT_SHAPES[board]
-    rows = default_rows if rows is None else rows
-    cols = default_cols if cols is None else cols
-    if board == "grid" and rows == 1:
-        raise ValueError(f"{name} reads 2D boards, not one row of {cols} cells")
-    return builder(np.random.default_rng(seed), rows, cols)
+            self._predictor = Predictor.as_trained(self, self.meta)
+        return self._predictor(states)
+
+    def position_probabilities(self, states):
+        """The softmax of its logits (averaged over the board's symmetries as its run did)."""
+        self.predict(np.zeros(0, np.uint64))  # the predictor, built once
+        return self._predictor.probabilities(states)
+
+    def save(self, path, meta):
+        from flipnet.nn.core.store import save_model
+
+        save_model(path, self, meta)
 
 
 def check_labels(model, split, path):

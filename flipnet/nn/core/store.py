@@ -53,6 +53,16 @@ def load_npz(path, what="model file"):
     return arrays, meta
 
 
+def read_meta(path):
+    """The metadata of a flipnet .npz file without reading its arrays; None for any other file."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            meta = json.loads(str(archive[META]))
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
 def _widen(arrays, meta, path):
     """Give the arrays of a packed file (a shipped model, `base/shipped.py`) back the
     integer types they were trained with."""
@@ -69,13 +79,10 @@ def save_model(path, model, meta):
     save_npz(path, {**model.get_values(), **model.buffers()}, meta)
 
 
-def load_model(path):
-    """(model with the stored parameters, meta)."""
-    from flipnet.nn.core.model import build
+def load_network(path, arrays, meta):
+    """The network a model file's arrays and metadata describe (`kinds.load` reads the file)."""
+    from flipnet.nn.core.kinds import build
 
-    arrays, meta = load_npz(path)
-    if "model" not in meta:
-        raise FlipnetError(f"{path} is not a flipnet model file (no model name)")
     try:
         model = build(meta["model"], seed=0, rows=int(meta["rows"]), cols=int(meta["cols"]))
     except (ValueError, KeyError, TypeError) as exc:
@@ -88,4 +95,13 @@ def load_model(path):
         model.set_values(arrays)
     except ValueError as exc:
         raise FlipnetError(f"{path}: {exc}") from None
-    return model, meta
+    return model
+
+
+def load_model(path):
+    """(model with the stored parameters and its file's metadata as `.meta`, meta), for
+    any kind of model file (`kinds.load`)."""
+    from flipnet.nn.core.kinds import load
+
+    model = load(path)
+    return model, model.meta

@@ -16,87 +16,56 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.progress import bar
-from flipnet.datasets import read_split
+from flipnet.datasets import locate, read_split
 from flipnet.datasets.components import (Components, beyond_board_errors, beyond_board_positions,
                                          errors_by_largest_component, largest_component_cells,
                                          new_shape_positions, split_errors)
 from flipnet.datasets.sampled import FORMAT as SAMPLE_FORMAT
 from flipnet.datasets.sampled import read as read_sample
-from flipnet.nn.components.convmem import ConvMemory
-from flipnet.nn.components.convmem import NAME as CONVMEM
 from flipnet.nn.components.ensemble import ComponentEnsemble
-from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
-from flipnet.nn.core.compile import ComponentPredictor, Predictor
 from flipnet.nn.core.metrics import error_rate, evaluated
 from flipnet.nn.core.model import check_labels
-from flipnet.nn.core.store import load_model, load_npz
-
-
-def load(model_file):
-    """(model, meta) of a model file: a network, the lookup baseline's table, or convmem2d
-    (the table and a network)."""
-    arrays, meta = load_npz(model_file)
-    if meta.get("model") == CONVMEM:
-        return ConvMemory.load(model_file)
-    if meta.get("model") == "lookup2d":
-        try:
-            return ShapeLookup.from_arrays(arrays, int(meta["rows"]), int(meta["cols"])), meta
-        except (KeyError, TypeError, ValueError) as exc:
-            raise FlipnetError(f"{model_file}: not a lookup table ({exc})") from None
-    return load_model(model_file)
+from flipnet.nn.core.store import load_model as load
 
 
 def on_board(model, rows, cols, where):
     """The model reading rows x cols positions: itself, or (size-free models) its copy."""
     if (rows, cols) == (model.rows, model.cols):
         return model
-    if not hasattr(model, "for_board"):
-        raise FlipnetError(f"{where} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
-    other = model.for_board(rows, cols)
-    if getattr(other, "reader", None) == "cells":
-        raise FlipnetError(f"{where} holds {rows}x{cols} boards; {model.name} reads the cells of "
-                           f"{model.rows}x{model.cols} shapes only (not size-free)")
-    return other
+    if not model.size_free:
+        reads = (f"{model.name} reads the cells of {model.rows}x{model.cols} shapes only (not size-free)"
+                 if model.values_shapes else f"the model reads {model.rows}x{model.cols}")
+        raise FlipnetError(f"{where} holds {rows}x{cols} boards; {reads}")
+    return model.for_board(rows, cols)
 
 
-def known_shapes(model, meta):
+def known_shapes(model):
     """The shapes of the model's training positions."""
-    if isinstance(model, ShapeLookup):
-        return model.keys
-    if getattr(model, "known_shapes", lambda: None)() is not None:
+    if model.known_shapes() is not None:
         return model.known_shapes()
-    config = meta.get("config", {}) if isinstance(meta.get("config"), dict) else {}
-    split = read_split(config["data"], config.get("bucket", 0))
+    config = run_config(model.meta)
+    split = read_split(locate(config["data"]), config.get("bucket", 0))
     return np.unique(Components(model.rows, model.cols).shapes(split.train[0]))
 
 
-def predictor(model, meta, lookahead=False, workers=1):
+def predictor(model, lookahead=False, workers=1):
     """states -> values: the model alone, or with one ply of lookahead on the shapes it
     never met in training (the 'model + 1-ply mex' rows). `lookahead`: False, "soft"
     (or True: the most likely mex of the children's distributions, `nn/components/oneply.py`) or
     "hard" (the mex of the children's most likely values). The lookahead values chunks
     of shapes with a progress bar, shared with `workers` forked processes: the same
     values whatever the number."""
-    component_model = hasattr(model, "components")  # networks of components, the lookup, an ensemble
-    values_positions = isinstance(model, (ShapeLookup, ComponentEnsemble, ConvMemory))  # called with states
     if not lookahead:
-        return model if values_positions else Predictor.as_trained(model, meta)
-    if not component_model:
+        return model.predict
+    if not model.values_shapes:
         raise FlipnetError(f"one ply of lookahead needs a model that values components; {model.name} does not")
-    if isinstance(model, ShapeLookup):
-        value = model.component_values
-        probs = one_hot(value)
-    elif values_positions:
-        value, probs = model.component_values, model.probabilities
-    else:
-        value = ComponentPredictor(model)
-        probs = value.probabilities
+    value, probs = model.shape_values, model.shape_probabilities
     if lookahead == "hard":
-        probs = one_hot(value, getattr(model, "n_classes", 16))
+        probs = one_hot(value, model.n_classes)
     elif lookahead not in (True, "soft"):
         raise ValueError(f"unknown mex rule {lookahead!r}: soft or hard")
-    met = known_shapes(model, meta)
+    met = known_shapes(model)
     components = model.components
 
     def shape_values(shapes):
@@ -111,7 +80,7 @@ def predictor(model, meta, lookahead=False, workers=1):
                                                lambda _, part: progress.update(len(part)))
         return values
 
-    if workers > 1 and hasattr(model, "compile"):
+    if workers > 1:
         model.compile()  # once, before the forks
 
     return lambda states: components.position_values(states, shape_values)
@@ -123,7 +92,7 @@ def _split_errors(predicted, labels, states, model, met, trained_board=None):
     wrong = np.asarray(predicted) != np.asarray(labels)
     out = {"error": float(wrong.mean()) if wrong.size else None, "states": int(len(states))}
     if met is not None and model.rows > 1:
-        drawn = getattr(model, "drawn", ())  # convmem2d's shapes taught by 1-ply labels
+        drawn = model.drawn_shapes()  # convmem2d's shapes taught by 1-ply labels
         new, undrawn = new_shape_positions(model.rows, model.cols, met, states, drawn)
         out.update(split_errors(wrong, new, undrawn if len(drawn) else None))
         out.update(errors_by_largest_component(wrong, largest_component_cells(model.rows, model.cols, states)))
@@ -142,7 +111,7 @@ def trained_data(model_file, meta, data=None, bucket=None):
     """(the run's settings, dataset, bucket): `data` and `bucket` where given, else those
     the model file says it was trained on."""
     trained = run_config(meta)
-    data = data or trained.get("data")
+    data = data or (trained.get("data") and locate(trained["data"]))
     if not data:
         raise FlipnetError(f"{model_file} does not say which dataset it was trained on: pass --data")
     return trained, data, trained.get("bucket", 0) if bucket is None else bucket
@@ -155,10 +124,10 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
     (`ComponentEnsemble`). `workers`: processes for the lookahead (the same figures)."""
     model, meta = load(model_file)
     if partners:
-        model = ComponentEnsemble([(model, meta)] + [load(f) for f in partners],
+        model = ComponentEnsemble([model] + [load(f)[0] for f in partners],
                                   where=" and ".join(map(str, [model_file, *partners])))
     trained, data, bucket = trained_data(model_file, meta, data, bucket)
-    met = known_shapes(model, meta) if model.rows > 1 else None
+    met = known_shapes(model) if model.rows > 1 else None
     record = {"model": model.name, "file": str(model_file), "data": str(data), "lookahead": lookahead}
     if _is_sample(data):
         sample = read_sample(data)
@@ -166,7 +135,7 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
         trained_board = (model.rows, model.cols)
         record["trained_board"] = f"{model.rows}x{model.cols}"
         model = on_board(model, rows, cols, data)
-        predict = predictor(model, meta, lookahead, workers)
+        predict = predictor(model, lookahead, workers)
         parts = {}
         for density in sample.attrs["densities"]:
             states, labels = sample.at(density)
@@ -177,11 +146,8 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
         rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
         if (rows, cols) != (model.rows, model.cols):
             raise FlipnetError(f"{data} holds {rows}x{cols} boards; the model reads {model.rows}x{model.cols}")
-        if isinstance(model, ComponentEnsemble):
-            model.check_labels(split, data)
-        elif not isinstance(model, (ShapeLookup, ConvMemory)):
-            check_labels(model, split, data)
-        predict = predictor(model, meta, lookahead, workers)
+        check_labels(model, split, data)
+        predict = predictor(model, lookahead, workers)
         eval_batch = int(trained.get("eval_batch", 0) or 0)
         parts = {}
         for part in ("train", "valid", "test"):

@@ -21,9 +21,9 @@ from flipnet.base.files import RESULTS_DIR, read_json, write_json
 from flipnet.base.places import shown
 from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, pack, packed_bytes, sha256,
                                   shipped_file)
-from flipnet.datasets import read_split
+from flipnet.datasets import locate, read_split
 from flipnet.nn.core.store import load_npz
-from flipnet.nn.evaluation.evaluate import load, predictor
+from flipnet.nn.evaluation.evaluate import load
 
 # model -> the make target that trains it again (and checks it against the shipped file)
 RETRAIN = {
@@ -66,9 +66,9 @@ def slice_errors(model_file, data_dir=None):
     where given, else where its run read it)."""
     model, meta = load(model_file)
     data = Path(meta["config"]["data"])
-    split = read_split(Path(data_dir) / data.name if data_dir else data, meta["config"].get("bucket", 0))
+    split = read_split(Path(data_dir) / data.name if data_dir else locate(data), meta["config"].get("bucket", 0))
     states, labels = slice_of_test(*split.test)
-    return int(np.sum(predictor(model, meta)(states) != labels)), int(len(states))
+    return int(np.sum(model.predict(states) != labels)), int(len(states))
 
 
 def _figures(name, results_dir, one_row):

@@ -5,9 +5,8 @@ import numpy as np
 
 from flipnet.nn.core.layers import (band_layout, correlation_layout, dense, multi_filter_correlation,
                                     multiwidth_conv1d)
-from flipnet.nn.core.model import Model, normal, one_row, register
+from flipnet.nn.core.model import Model, normal, one_row
 
-@register("conv1d", "row")
 def conv1d(rng, rows, length, n_classes=7):
     """The paper's 1D model: one valid filter per width 2..length (190 outputs for 20),
     tanh; dense 64 tanh; dense softmax. Conv W ~ N(0, sqrt(1/k)), conv b ~ N(0, 1);
@@ -33,7 +32,6 @@ def conv1d(rng, rows, length, n_classes=7):
     return Model("conv1d", 1, length, n_classes, init, forward)
 
 
-@register("fc1d", "row")
 def fc1d(rng, rows, length, n_classes=7):
     """The paper's comparison: a dense 20 -> 190 tanh layer in place of the convolution.
     It follows the hidden-layer rule: W ~ N(0, sqrt(1/n_out)), b = 0."""
@@ -74,7 +72,6 @@ def _mlp_forward(x, p, n_layers):
     return x
 
 
-@register("mlp2d", "grid")
 def mlp2d(rng, rows, cols, n_classes=10):
     """The paper's 2D MLP: cells -> 300 tanh -> 60 tanh -> 10 softmax."""
     sizes = [rows * cols, 300, 60, n_classes]
@@ -82,14 +79,12 @@ def mlp2d(rng, rows, cols, n_classes=10):
                  lambda x, p: _mlp_forward(x, p, 3))
 
 
-@register("logreg2d", "grid")
 def logreg2d(rng, rows, cols, n_classes=10):
     """Logistic regression: cells -> 10 softmax, initialised like the MLP's layers."""
     return Model("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
                  lambda x, p: _mlp_forward(x, p, 1))
 
 
-@register("convmlp2d", "grid")
 def convmlp2d(rng, rows, cols, n_classes=10):
     """The convolution block the authors tried in front of the MLP: for every filter shape
     (i, j), i in 2..5, j in 1..5 (those that fit the board), two maps, "valid", tanh, one

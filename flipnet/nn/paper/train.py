@@ -15,17 +15,17 @@ from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import write_json
 from flipnet.datasets import read_split
-from flipnet.datasets.components import shape_split_errors
 from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT
 from flipnet.nn.core import optim
 from flipnet.nn.core.compile import Predictor, epoch_function, run_epoch
-from flipnet.nn.core.metrics import confusion, error_rate, evaluated, majority_error, per_class_error
-from flipnet.nn.core.model import build, check_labels
+from flipnet.nn.core.metrics import error_rate, evaluated
+from flipnet.nn.core.kinds import build
+from flipnet.nn.core.model import check_labels
 from flipnet.nn.core.store import save_model
 from flipnet.nn.training import loop
 from flipnet.nn.training.loop import claimed
-from flipnet.nn.training.recipes import run_record
+from flipnet.nn.training.record import results_record
 
 
 def train(config, resume=False, overwrite=False, log=print):
@@ -87,28 +87,8 @@ def _build_for(config, split):
 
 
 def _results(config, model, split, predict, run, elapsed_now):
-    test_states, test_labels = evaluated(split.test, config.eval_batch)
-    predicted = predict(test_states)
-    counts = confusion(predicted, test_labels, model.n_classes)
-    epoch_seconds = [c["seconds"] for c in run.curve]
-    return {
-        **run_record(config, config.model, f"{model.rows}x{model.cols}", split.sizes()),
-        "evaluated": {"valid": len(evaluated(split.valid, config.eval_batch)[0]), "test": len(test_states)},
-        "parameters": int(model.n_parameters()),
-        "backend": {"pytensor": pytensor.__version__, "linker": str(pytensor.config.linker),
-                    "mode": str(pytensor.config.mode), "floatX": FLOAT},
-        "curve": run.curve,
-        "epochs_run": run.epoch,
-        "stopped_early": run.epoch < config.epochs,
-        "best_epoch": run.best_epoch,
-        "best_at": run.best_at,  # in epochs: 12.5 is halfway through epoch 13
-        "valid_error": run.best_valid,
-        "test_error": error_rate(predicted, test_labels),
-        "baseline_test_error": majority_error(split.train[1], test_labels),
-        "per_class_test_error": per_class_error(counts),
-        "confusion": counts.tolist(),
-        "seconds": run.total_seconds(elapsed_now),
-        "train_seconds": float(sum(epoch_seconds)),
-        "seconds_per_epoch": float(np.median(epoch_seconds[1:] or epoch_seconds)),
-        **shape_split_errors(model.rows, model.cols, split.train[0], test_states, predicted != test_labels),
-    }
+    backend = {"pytensor": pytensor.__version__, "linker": str(pytensor.config.linker),
+               "mode": str(pytensor.config.mode), "floatX": FLOAT}
+    return results_record(config, model, split, predict, run.total_seconds(elapsed_now), run,
+                          valid_error=run.best_valid,
+                          reports={"parameters": int(model.n_parameters()), "backend": backend})

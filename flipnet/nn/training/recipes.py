@@ -11,7 +11,6 @@ import dataclasses
 from dataclasses import dataclass
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.provenance import provenance
 from flipnet.datasets import DATASETS
 from flipnet.nn.training.config import FIELDS, TrainConfig
 
@@ -146,16 +145,6 @@ def overrides(config):
 def paper_protocol(config):
     """True exactly when the run is a paper recipe with no protocol setting changed."""
     return recipe(config.recipe).paper and not set(overrides(config)) - NOT_PROTOCOL
-
-
-def run_record(config, model, board, sizes):
-    """The opening of every run's results: what ran (recipe, settings, the ones changed,
-    whether it is the paper's protocol), on what, and the code and CPU that ran it."""
-    return {"model": model, "name": config.name, "recipe": config.recipe,
-            "config": dataclasses.asdict(config),
-            "overrides": {k: {"recipe": a, "run": b} for k, (a, b) in overrides(config).items()},
-            "paper_protocol": paper_protocol(config), "seed": config.seed, "bucket": config.bucket,
-            "board": board, "sizes": sizes, "trained": provenance()}
 
 
 def listing():

@@ -111,6 +111,34 @@ class CramSolver:
         """The nimber of the position made of these (row, col) cells."""
         return int(np.bitwise_xor.reduce(self.component_values(components(cells)), initial=0))
 
+    def valued_components(self, cells):
+        """[(cells of a component, its nimber)] of the position made of these cells: the
+        parts whose nimbers XOR to its value (single cells, which no move touches, left out)."""
+        parts = components(cells, with_origin=True)
+        values = self.component_values([part[:3] for part in parts])
+        return [(_cells_of(*part), int(v)) for part, v in zip(parts, values)]
+
+    def move_values(self, cells):
+        """(value, [(domino as two cells, the value of the position it leaves)]) for every
+        domino: the other components keep their nimbers, so each move asks only for its own
+        component's remainder, all of one component's remainders in one search call."""
+        parts = components(cells, with_origin=True)
+        values = self.component_values([part[:3] for part in parts])
+        total = int(np.bitwise_xor.reduce(values, initial=0))
+        moves = []
+        for (bits, h, w, r0, c0), v in zip(parts, values):
+            rest = total ^ int(v)
+            if min(h, w) == 1:  # a straight run: Kayles' values of the two runs a domino leaves
+                run = _cells_of(bits, h, w, r0, c0)
+                moves += [((run[i], run[i + 1]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
+                          for i in range(len(run) - 1)]
+                continue
+            pairs = search.dominoes(np.uint64(bits), h, w).tolist()
+            left = np.array([int(bits) & ~(1 << a | 1 << b) for a, b in pairs], np.uint64)
+            for (a, b), after in zip(pairs, self.values_of_states(left, h, w)):
+                moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ int(after)))
+        return total, sorted(moves)
+
     def component_values(self, parts):
         """Nimbers of components given as (bits, h, w) frames."""
         try:
@@ -482,6 +510,14 @@ def components(cells, with_origin=False):
         out.append((bits, h, w, r0, c0) if with_origin else (bits, h, w))
     out.sort()
     return out
+
+
+def _cells_of(bits, h, w, r0, c0):
+    """The board cells of a component found by `components` (a straight run longer than a
+    word has no bits: all of its box)."""
+    if min(h, w) == 1 and h * w > MAX_FRAME:
+        return [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(h * w)]
+    return [(r0 + k // w, c0 + k % w) for k in range(h * w) if int(bits) >> k & 1]
 
 
 def _kayles_moves(h, w, r0, c0, target):

@@ -1,0 +1,152 @@
+"""Exact values of positions: `value` for one (with its moves and components), `values`
+for many at once."""
+
+import numpy as np
+
+from flipnet import games
+from flipnet.base.checks import check_seconds
+from flipnet.base.errors import FlipnetError
+from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, searched, time_limit, use_workers,
+                                    value_of)
+
+__all__ = ["Component", "Move", "MoveValue", "Result", "value", "values"]
+
+BOARD_GAMES = ("flip", "gridnim")
+
+
+def value(position, game: str = "flip", *, misere: bool | None = None, timeout: float | None = None,
+          moves: bool | str = True, workers: int | None = None, max_take: int | None = None) -> Result:
+    """The exact value of one position, who wins, and how.
+
+    `position`: flipnet's text ("1101/0111": rows of cells, 1 full; Nim "1,3,5"; HalfNim
+    "9"), or for a board game a 2D array of 0/1, for Nim a list of heap sizes.
+    `misere`: None plays the game's own rule (grid Nim misère, the others normal play).
+    `timeout`: seconds for the whole question (a large flip board is searched), else
+    `TimeoutError`. `moves`: True gives the winning moves, "all" every legal move with
+    the value of the position it leaves (best first), False none (one search less).
+    `workers`: 1 or 2 threads searching a flip board (default: 2 where there are two cores).
+    `max_take`: grid Nim's most stones a move takes (3).
+
+    The result holds `value` (the nim-value; in misère play 1 for a win of the player to
+    move, 0 for a loss), `winner` ("first" or "second"), `winning_moves` (each a move and the
+    position it leaves), `moves`, and for flip in normal play `components`: the connected
+    parts, whose values XOR to the value.
+
+    >>> import flipnet
+    >>> r = flipnet.value("1111/1111/1111")   # the full 3x4 board
+    >>> r.value, r.winner, len(r.winning_moves)
+    (1, 'first', 7)
+    >>> r.winning_moves[0]
+    Move(move='0,1+0,2', position='1001/1111/1111')
+    >>> [(c.position, c.value) for c in flipnet.value("11000/00011").components]
+    [('11000/00000', 1), ('00000/00011', 1)]
+    >>> flipnet.value([1, 3, 5], "nim").winning_moves
+    [Move(move='3@3', position='1,3,2')]
+    """
+    board = _game(game, position, misere, max_take)
+    state = board.parse(_text(position, game))
+    timeout = check_seconds(timeout)
+    _workers(board, workers)
+    with _limited(board, timeout):
+        return analyse(board, state, moves=moves)
+
+
+def values(positions, game: str = "flip", *, misere: bool | None = None, shape: tuple[int, int] | None = None,
+           timeout: float | None = None) -> np.ndarray:
+    """The exact values of many positions, as an int64 array (misère play: 1 win, 0 loss).
+
+    `positions`: a sequence of texts (boards may differ in size), or for a board game an
+    integer array of bit boards (bit r*cols + c is cell (r, c)) with its `shape`, or an
+    array (N, rows, cols) of 0/1 such as `Dataset.boards()`; for Nim an (N, heaps) array.
+    Flip boards of one shape are searched in one call of the solver, as its own loop does.
+
+    >>> import numpy as np, flipnet
+    >>> flipnet.values(["1111/1111/1111", "11/11"]).tolist()
+    [1, 0]
+    >>> flipnet.values(np.array([0b1111, 0b0111], np.uint64), shape=(2, 2)).tolist()
+    [0, 1]
+    """
+    timeout = check_seconds(timeout)
+    groups = _grouped(positions, game, misere, shape)
+    out = np.zeros(sum(len(index) for index, _, _ in groups), np.int64)
+    for index, board, states in groups:
+        with _limited(board, timeout):
+            out[index] = _values_of(board, states)
+    return out
+
+
+def _values_of(board, states):
+    if searched(board) and board.n_cells <= 64:
+        from flipnet.solve.cram import solver
+
+        return solver().values_of_states(np.asarray(states, np.uint64), board.rows, board.cols)
+    return [value_of(board, state) for state in states]
+
+
+def _grouped(positions, game, misere, shape, fixed=None):
+    """[(indices into the input, game, states)], one group per board shape (or per game);
+    with `fixed` (a game), texts are read as positions of its board, whatever their size."""
+    if isinstance(positions, (str, bytes)):
+        raise FlipnetError("values() takes many positions: a list of texts or an array (value() takes one)")
+    array = positions if isinstance(positions, np.ndarray) else None
+    if array is not None and game in BOARD_GAMES and array.dtype.kind in "iu" and array.ndim == 1:
+        if shape is None:
+            raise FlipnetError("an array of bit boards needs its shape=(rows, cols)")
+        board = games.make(game, shape=tuple(shape), misere=misere)
+        return [(np.arange(len(array)), board, [int(s) for s in array] if board.n_cells > 64 else array)]
+    if array is not None and game in BOARD_GAMES and array.ndim == 3:
+        rows, cols = array.shape[1:]
+        weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
+        if rows * cols > 64:
+            raise FlipnetError(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
+        cells = array.reshape(len(array), -1).astype(bool)
+        states = (cells * weights).sum(axis=1, dtype=np.uint64)
+        return [(np.arange(len(array)), games.make(game, shape=(rows, cols), misere=misere), states)]
+    texts = [_text(p, game) for p in (array.tolist() if array is not None else positions)]
+    if fixed is not None:
+        return [(np.arange(len(texts)), fixed, [fixed.parse(text) for text in texts])]
+    groups = {}
+    for i, text in enumerate(texts):
+        board = _game(game, text, misere)
+        index, states = groups.setdefault(board, ([], []))
+        index.append(i)
+        states.append(board.parse(text))
+    return [(np.array(index), board, states) for board, (index, states) in groups.items()]
+
+
+def _text(position, game):
+    """A position as flipnet's text: as given, or from rows of 0/1 cells or heap sizes."""
+    if isinstance(position, str):
+        return position
+    if isinstance(position, (int, np.integer)) and game == "halfnim":
+        return str(int(position))
+    rows = np.asarray(position)
+    if game in BOARD_GAMES and rows.ndim == 2:
+        return "/".join("".join("1" if cell else "0" for cell in row) for row in rows.tolist())
+    if game == "nim" and rows.ndim == 1 and rows.dtype.kind in "iu":
+        return ",".join(str(int(h)) for h in rows)
+    raise FlipnetError(f"cannot read {position!r} as a {game} position: give its text "
+                       f"(e.g. {'1101/0111' if game in BOARD_GAMES else '1,3,5' if game == 'nim' else '9'})")
+
+
+def _game(game, text, misere, max_take=None):
+    if not isinstance(text, str):
+        text = _text(text, game)
+    try:
+        return games.for_position(game, text, misere=misere, max_take=max_take)
+    except ValueError as exc:
+        raise FlipnetError(str(exc)) from None
+
+
+def _workers(board, workers):
+    if workers is None:
+        import os
+
+        workers = min(2, os.cpu_count() or 1)
+    use_workers(board, workers)
+
+
+def _limited(board, timeout):
+    """The time limit of a question: `TimedOut` (a TimeoutError) past it."""
+    return time_limit(board, timeout)
+
