@@ -83,7 +83,8 @@ def _parse_value(sub):
 def _parse_data(sub):
     p = sub.add_parser("data", help="write datasets: the study's tables (default), or a "
                        "sampled dataset of larger boards (--only flip6x6, flip7x7)")
-    p.add_argument("--out-dir", default="data")
+    p.add_argument("--out-dir", help="default: the data directory ($FLIPNET_DATA, a checkout's data/, else "
+                   "~/.cache/flipnet/data), where load_dataset and the recipes look")
     p.add_argument("--seed", type=int, default=None, help="split or sampling seed (default: 2016)")
     p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
     p.add_argument("--workers", type=int, choices=(1, 2), default=2,
@@ -232,9 +233,9 @@ def _parse_predict(sub):
 
 def _parse_compare(sub):
     p = sub.add_parser("compare", help="the paper's claims beside flipnet's measured figures")
-    p.add_argument("--claims", default="data/paper.json")
+    p.add_argument("--claims", help="the sources' claims (default: the shipped paper.json)")
     p.add_argument("--results-dir", default="results")
-    p.add_argument("--data-dir", default="data", help="for the class distribution plot")
+    p.add_argument("--data-dir", help="for the class distribution plot (default: the data directory)")
     p.add_argument("--out", default="results/compare.md", help="the table and notes, Markdown")
     p.add_argument("--figures", default="results/figures", help="where the PNG plots go")
     p.add_argument("--readme", help="also rewrite the compare block of this README")
@@ -459,12 +460,16 @@ def cmd_value(args):
 
 def cmd_data(args):
     from flipnet.base.files import check_writable, ensure_dir
+    from flipnet.base.places import data_dir
     from flipnet.base.progress import bar
     from flipnet.datasets import TABLES, SampledDataset, dataset
     from flipnet.datasets.sampled import resuming_note
 
     check_seed(args.seed)
     chosen = [dataset(args.only)] if args.only else TABLES
+    if args.out_dir is None:  # flipnet's own directory: made with its parents, as results/ is
+        args.out_dir = data_dir()
+        args.out_dir.mkdir(parents=True, exist_ok=True)
     out_dir = ensure_dir(args.out_dir)
     for spec in chosen:
         check_writable(spec.path(out_dir))
@@ -702,11 +707,14 @@ def cmd_train_es(args):
 
 
 def cmd_compare(args):
-    from flipnet.base.shipped import RESULTS_SHIPPED
+    from flipnet.base.places import data_dir
+    from flipnet.base.shipped import RESULTS_SHIPPED, SHIPPED
     from flipnet.report.compare import run
 
     shipped = RESULTS_SHIPPED if args.shipped else None
-    for line in run(args.claims, args.results_dir, args.data_dir, args.out, args.figures, args.readme, shipped):
+    claims = args.claims or SHIPPED / "paper.json"
+    for line in run(claims, args.results_dir, args.data_dir or data_dir(), args.out, args.figures, args.readme,
+                    shipped):
         print(line)
 
 
