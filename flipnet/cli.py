@@ -49,6 +49,7 @@ def build_parser(train_flags=True):
     _parse_endgame(sub)
     _parse_bench(sub)
     _parse_models(sub)
+    _parse_explore(sub)
     return parser
 
 
@@ -275,6 +276,22 @@ def _parse_models(sub):
     p.add_argument("--ship-results", nargs="+", metavar="FILE", help="for maintainers: put these results "
                    "files of results/ (the arena, seeds, timings) into data/results/ and the manifest")
     p.set_defaults(run=cmd_models)
+
+
+def _parse_explore(sub):
+    p = sub.add_parser("explore", help="a local web page: a board you edit by clicking, every move's "
+                       "value, its components, a network beside the truth, and games to play")
+    p.add_argument("position", nargs="?", default="11111/11111/11111/11111/11111",
+                   help="the flip position to open (default: the full 5x5 board)")
+    p.add_argument("--port", type=int, default=8765, help="default 8765; 0 takes any free port")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this "
+                   "machine only)")
+    p.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
+    p.add_argument("--model", default="best", help="the network shown beside the exact values (a name: "
+                   "flipnet models lists them; default best)")
+    p.add_argument("--limit", type=float, default=120.0, metavar="SECONDS",
+                   help="seconds an exact question may take before it ends (default 120)")
+    p.set_defaults(run=cmd_explore)
 
 
 def _rule_options(p):
@@ -753,6 +770,33 @@ def _trained_here_lines():
     return [f"trained here ({len(trained)} in results/):"] + [
         f"  {m.name}: {m.kind} on {m.board}"
         + "".join(f", {figure} {value:.2%}" for figure, value in m.figures.items()) for m in trained] if trained else []
+
+
+def cmd_explore(args):
+    import urllib.parse
+
+    from flipnet.explore import answers
+    from flipnet.explore.server import serve
+
+    check_seconds(args.limit, "--limit")
+    if not 0 <= args.port < 65536:
+        raise FlipnetError(f"--port must be from 0 to 65535, got {args.port}")
+    answers.check_position("flip", args.position)
+    answers.check_model_name(args.model)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"flipnet explore: warning: listening on {args.host}, so other machines that reach it can use "
+              f"this server", file=sys.stderr)
+
+    def ready(server):
+        url = f"{server.url}?p={urllib.parse.quote(args.position, safe='/')}"
+        print(f"flipnet explore: {url}  (Ctrl-C to stop)", flush=True)
+        if args.browser:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    os.environ["FLIPNET_PROGRESS"] = "0"  # the page shows progress; the terminal stays quiet
+    serve(args.host, args.port, args.limit, args.model, ready)
 
 
 def cmd_bench(args):

@@ -13,6 +13,10 @@ class Interrupted(FlipnetError):
     was kept and how to continue."""
 
 
+class Cancelled(FlipnetError):
+    """A question its asker withdrew (a position edited before its answer came)."""
+
+
 class TimedOut(FlipnetError, TimeoutError):
     """A search ran past its time limit (`--timeout`); the message says how far it got.
     A TimeoutError too, for a program that calls flipnet with a time limit."""

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
+from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
@@ -61,6 +61,7 @@ class CramSolver:
                  grow_table=False, workers=1):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
+        self.builds_endgame = True  # False: load a database the cache holds, never build one
         self.grow_table = grow_table
         self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
         self._populated = None  # the table whose pages are all mapped (`populate`)
@@ -72,6 +73,7 @@ class CramSolver:
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
         self.paths = search.paths()
         self._busy = threading.Lock()  # held while a kernel runs
+        self._cancel = threading.Event()  # set by `cancel`: the question under way stops
         self._left = []  # the kernels' threads the caller stopped waiting for (STOP_GRACE)
         self.use_workers(workers)
         self.timeout, self.progress = timeout, progress
@@ -144,7 +146,7 @@ class CramSolver:
         try:
             self._prepare_for(parts)
         except KeyboardInterrupt:  # Ctrl-C while the database loads or the table is mapped: one line, as in a search
-            self._raise_stopped(1, 0)
+            self._raise_stopped(search.INTERRUPTED, 0)
         values = np.zeros(len(parts), np.int64)
         searched = []
         for k, (bits, h, w) in enumerate(parts):
@@ -220,7 +222,7 @@ class CramSolver:
         with self._busy:
             self._wait_for_left()
             self._supervise([job(w) for w in range(self.workers)], controls, stats, progress)
-        if len(finished) < lanes or any(c[search.STOP] == 1 for c in controls):  # asked to stop as it ended
+        if len(finished) < lanes or any(c[search.STOP] in (search.INTERRUPTED, search.CANCELLED) for c in controls):  # asked to stop as it ended
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
                                 sum(int(s[search.NODES]) for s in stats))
         out = np.zeros(masks.size, np.int64)
@@ -250,12 +252,19 @@ class CramSolver:
                     moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
         return total, sorted(moves)
 
+    def cancel(self):
+        """From another thread: stop the question under way (its searches end with
+        `Cancelled`) until the next question begins (`time_limit`)."""
+        self._cancel.set()
+
     @contextlib.contextmanager
     def time_limit(self, seconds):
         """One limit in seconds (None: none) for every search a question takes (its value,
         then each component's moves), where `timeout` limits each search alone. Inside it,
         a missing endgame database is not built (that takes longer than most limits): the
-        search goes on without it, and a timeout says so."""
+        search goes on without it, and a timeout says so. A question begins here: a
+        `cancel` asked before it is forgotten."""
+        self._cancel.clear()
         if seconds is not None:
             self._deadline, self._limit = time.perf_counter() + seconds, seconds
         try:
@@ -271,7 +280,7 @@ class CramSolver:
     def use_endgame(self):
         """Load the endgame database from the cache, building it there the first time
         (not inside `time_limit`)."""
-        if self._deadline is not None and not Endgame.is_built():
+        if (self._deadline is not None or not self.builds_endgame) and not Endgame.is_built():
             self._without_endgame = True
             return
         self.auto_endgame = False
@@ -366,7 +375,7 @@ class CramSolver:
                 run()
             except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
                 failed.append(exc)
-                stop(1)
+                stop(search.INTERRUPTED)
 
         stop(0)
 
@@ -388,10 +397,12 @@ class CramSolver:
                     if settled():  # the other worker stops at its next position
                         continue
                     if signals.requested():
-                        stop(1)
+                        stop(search.INTERRUPTED)
+                    if self._cancel.is_set():
+                        stop(search.CANCELLED)
                     if self.timeout is not None and elapsed > self.timeout or \
                             self._deadline is not None and now > self._deadline:
-                        stop(3)
+                        stop(search.OUT_OF_TIME)
                     if asked and now - asked[0] > STOP_GRACE:
                         self._left = [w for w in workers if w.is_alive()]  # the next call waits for them
                         break
@@ -405,11 +416,11 @@ class CramSolver:
                                          refresh=False)
                         line.refresh()
                 if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
-                    stop(1)  # may be whole, but a caller with more to do must not go on
+                    stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
             finally:
                 if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
                     if not any(control[search.STOP] for control in controls):
-                        stop(1)
+                        stop(search.INTERRUPTED)
                     if not self._left:
                         for w in workers:
                             w.join(STOP_GRACE)
@@ -427,7 +438,7 @@ class CramSolver:
         """The one-line error of a search stopped before its answer, for `reason` (a STOP
         value) after `searched` positions."""
         count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
-        if reason == 3:
+        if reason == search.OUT_OF_TIME:
             why = count
             if not searched and self._left:  # still compiling: let a process of its own finish that
                 from flipnet.solve.cram.warm import start_in_background
@@ -440,7 +451,9 @@ class CramSolver:
                         "builds it once, in about 20 s")
             limit = self._limit if self._limit is not None else self.timeout
             raise TimedOut(f"no answer within --timeout {limit:g} s ({why})")
-        if reason == 2:
+        if reason == search.CANCELLED:
+            raise Cancelled(f"cancelled after {count}")
+        if reason == search.OVER_BUDGET:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
         raise Interrupted(f"interrupted after {count}")

@@ -63,7 +63,12 @@ OPTION_BATCH = 8  # options located (their lines prefetched) before the first of
 # control[]: what the caller asks; SHARED: two workers search one question together; SETS:
 # a question whose largest value wanted is at most this one is asked by sets
 STOP, NODE_LIMIT, MIRROR, SHARED, SETS = 0, 1, 2, 3, 4
-ANSWERED = 4  # control[STOP] when the other worker has answered the question
+# control[STOP]: 0 while the search goes on; else why it stops (any of these stops it)
+INTERRUPTED = 1  # Ctrl-C, or a worker that failed
+OVER_BUDGET = 2  # the search passed control[NODE_LIMIT] (the kernel sets it itself)
+OUT_OF_TIME = 3  # a time limit passed
+ANSWERED = 4  # the other worker has answered the question
+CANCELLED = 5  # the caller no longer needs the answer (`CramSolver.cancel`)
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the other one is searching
 SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs
@@ -492,7 +497,7 @@ def _node(bits, shape, ctx):
     if control[STOP]:
         return np.uint64(0), True
     if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
-        control[STOP] = 2
+        control[STOP] = OVER_BUDGET
         return np.uint64(0), True
     return tt_probe(tt, log_capacity, bits, shape), False
 
@@ -753,7 +758,7 @@ def values_of_positions(masks, h, w, budget, out, ctx):
         if budget:
             control[NODE_LIMIT] = stats[NODES] + budget
         value = _mask_value(masks[k], h, w, ctx, rows, trows, parts, stack)
-        if control[STOP] == 2:  # over budget: this position stays unsolved
+        if control[STOP] == OVER_BUDGET:  # this position stays unsolved
             control[STOP] = 0
             value = -1
         elif control[STOP]:

@@ -1,0 +1,162 @@
+"""The explorer's answers, as JSON-ready dicts: what a position is worth (exact), what a
+model says of it, and an agent's move. Each reads its request's fields, checks them
+against the explorer's limits first, and calls the public API; nothing here writes a
+file or reads a path a request names (models by name only)."""
+
+import contextlib
+import re
+
+import numpy as np
+
+from flipnet import games
+from flipnet.api.models import load_model, models
+from flipnet.api.positions import value
+from flipnet.base.errors import FlipnetError
+
+MAX_SIDE, MAX_CELLS = 8, 64  # flip boards: up to 8x8, and lines of up to 64 cells
+MAX_TEXT = 1000  # characters of a position's text
+MAX_OBJECTS = 1000  # Nim: every move is listed (the console's bound)
+MAX_HEAPS = 20
+GRIDNIM_CELLS = 25  # grid Nim is solved by a table of its full cells
+GAMES = ("flip", "nim", "halfnim", "gridnim")
+AGENTS = {"flip": ("perfect", "network", "random"), "nim": ("optimal", "es", "random"),
+          "halfnim": ("optimal", "neural", "random"), "gridnim": ("optimal", "random")}
+MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]{0,79}")
+
+
+def check_position(game, text, misere=None):
+    """(game, state) of a request's position, or a one-line error naming the limit."""
+    if game not in GAMES:
+        raise FlipnetError(f"unknown game {game!r}: {', '.join(GAMES)}")
+    if not text or len(text) > MAX_TEXT:
+        raise FlipnetError(f"a position is 1 to {MAX_TEXT} characters")
+    if game in ("flip", "gridnim"):
+        rows = text.split("/")
+        cols = len(rows[0])
+        if game == "flip" and (len(rows) > MAX_SIDE and cols > 1 or cols > MAX_SIDE and len(rows) > 1
+                               or len(rows) * cols > MAX_CELLS):
+            raise FlipnetError(f"boards here go up to {MAX_SIDE}x{MAX_SIDE}, or a line of {MAX_CELLS} cells; "
+                               f"this one is {len(rows)}x{cols}")
+        if game == "gridnim" and len(rows) * cols > GRIDNIM_CELLS:
+            raise FlipnetError(f"grid Nim boards here have at most {GRIDNIM_CELLS} cells")
+    board = games.for_position(game, text, misere=misere)
+    state = board.parse(text)
+    if game == "nim" and (len(state) > MAX_HEAPS or sum(state) > MAX_OBJECTS):
+        raise FlipnetError(f"Nim here has at most {MAX_HEAPS} heaps and {MAX_OBJECTS} objects")
+    return board, state
+
+
+def _cells(board, mask):
+    return [list(cell) for cell in board.cells(mask)]
+
+
+def position(game, text, misere=None, limit=None):
+    """The exact value, winner, components and every move's value (best first)."""
+    board, state = check_position(game, text, misere)
+    result = value(text, game, misere=misere, moves="all", timeout=limit)
+    out = {"game": game, "rule": result.rule, "position": result.position, "value": result.value,
+           "winner": result.winner}
+    moves = [(m, board.parse_move(m.move, state)) for m in result.moves]
+    if game in ("flip", "gridnim"):
+        out.update(rows=board.rows, cols=board.cols)
+        out["moves"] = [{"move": m.move, "position": m.position, "value": m.value, "cells": _cells(board, mask)}
+                        for m, mask in moves]
+    else:
+        out["moves"] = [{"move": m.move, "position": m.position, "value": m.value} for m, _ in moves]
+    if result.components is not None:
+        out["components"] = [{"cells": _cells(board, board.parse(c.position)), "value": c.value}
+                             for c in result.components]
+    return out
+
+
+def model_names():
+    """The flip models a request may name: those that ship and those trained here ("best"
+    marks the one that name stands for)."""
+    from flipnet.base.shipped import canonical
+
+    return [{"name": m.name, "kind": m.kind, "board": m.board, "source": m.source, "best": m.name == canonical("best"),
+             "test_error": m.figures.get("test error")} for m in models()]
+
+
+def check_model_name(name):
+    """A model is asked for by name only: never a path, never a file the request names."""
+    if not MODEL_NAME.fullmatch(name or "") or ".." in name or name.endswith((".npz", ".json", ".txt")):
+        raise FlipnetError(f"models are asked for by name (flipnet models lists them), not {name[:80]!r}")
+    known = {m["name"] for m in model_names()} | {"best"}
+    if name not in known:
+        raise FlipnetError(f"no model named {name!r}: {', '.join(sorted(known))}")
+    return name
+
+
+class Models:
+    """Models loaded once and kept, each answering one request at a time."""
+
+    def __init__(self):
+        import threading
+
+        self._loaded, self._lock = {}, threading.Lock()
+
+    def get(self, name):
+        name = check_model_name(name)
+        with self._lock:
+            if name not in self._loaded:
+                self._loaded[name] = load_model(name)
+            return self._loaded[name]
+
+    def lock(self):
+        return self._lock
+
+
+def network(models_, name, text, one_ply=False):
+    """A model's value of the position and of each move's result, its distribution, and
+    its components with whether training fixed each one's value."""
+    board, state = check_position("flip", text)
+    model = models_.get(name)
+    children = [(mask, board.play(state, mask)) for mask in board.legal_moves(state)]
+    texts = [text] + [board.format(after) for _, after in children]
+    with models_.lock():
+        predicted = model.predict(texts, one_ply=one_ply)
+        probabilities = model.probabilities(text)
+        parts = model.components(text)
+    out = {"model": model.name, "kind": model.kind, "board": model.board, "size_free": model.size_free,
+           "one_ply": bool(one_ply), "position": text, "value": int(predicted[0]),
+           "probabilities": [round(float(p), 6) for p in probabilities],
+           "moves": [{"move": board.format_move(mask), "value": int(v), "cells": _cells(board, mask)}
+                     for (mask, _), v in zip(children, predicted[1:])]}
+    if parts is not None:
+        out["components"] = [{"cells": _cells(board, board.parse(p)), "value": v, "known": known}
+                             for p, v, known in parts]
+    return out
+
+
+def check_move(game, text, agent, misere=None):
+    """(game, state) of a request for an agent's move, or a one-line error."""
+    board, state = check_position(game, text, misere)
+    if agent not in AGENTS[game]:
+        raise FlipnetError(f"the agents of {game} here: {', '.join(AGENTS[game])}")
+    if not board.legal_moves(state):
+        raise FlipnetError("the game is over: no move is left")
+    return board, state
+
+
+def move(models_, game, text, agent, model=None, seed=0, ply=0, misere=None, limit=None):
+    """An agent's move from the position, and the position it leaves. The same seed and
+    ply give the same move; the perfect player's search ends after `limit` seconds."""
+    from flipnet.play.agents import NeuralFlip, make_agent
+    from flipnet.solve.position import time_limit
+
+    board, state = check_move(game, text, agent, misere)
+    if agent == "network":
+        loaded = models_.get(model or "best")
+        player = NeuralFlip(loaded.network)
+        player.read_board(board)
+    else:
+        player = make_agent(agent, board)
+    rng = np.random.default_rng([int(seed), int(ply)])
+    with models_.lock() if agent == "network" else contextlib.nullcontext(), time_limit(board, limit):
+        chosen = player(board, state, rng)
+    after = board.play(state, chosen)
+    out = {"move": board.format_move(chosen), "position": board.format(after)}
+    if game in ("flip", "gridnim"):
+        out["cells"] = _cells(board, chosen)
+    return out

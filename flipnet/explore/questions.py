@@ -1,0 +1,105 @@
+"""Questions for the exact solver, one at a time: the solver is one (one table, one set of
+search threads), so a new question cancels the one under way, which ends within a fraction
+of a second and leaves the solver to the next. A question runs in a thread of its own; its
+asker waits a moment for the answer, and else polls it for progress (positions searched,
+seconds) or cancels it. A question past the server's time limit ends with an error."""
+
+import itertools
+import threading
+import time
+
+from flipnet.base.errors import Cancelled, FlipnetError
+
+KEPT = 32  # finished questions kept for their askers to read
+
+
+class Question:
+    def __init__(self, number, key, work):
+        self.number, self.key, self._work = number, key, work
+        self.status, self.answer, self.error = "running", None, None
+        self.started = time.perf_counter()
+        self.seconds = None
+        self.positions = 0
+        self._solver, self._before = None, 0  # the solver's count of positions as it began
+        self._done = threading.Event()
+
+    def run(self, gate, solver):
+        with gate:  # the previous question has ended: it was cancelled before this one began
+            if self.status == "running":
+                self._solver, self._before = solver, solver.report()["positions"]
+                try:
+                    self.answer, self.status = self._work(), "done"
+                except Cancelled:
+                    self.status = "cancelled"
+                except (FlipnetError, ValueError) as exc:
+                    self.status, self.error = "error", str(exc).splitlines()[0]
+                except Exception as exc:  # noqa: BLE001 - a bug, told to the page in one line
+                    self.status, self.error = "error", f"internal error ({type(exc).__name__}: {exc})"
+                self.positions = solver.report()["positions"] - self._before
+        self.seconds = time.perf_counter() - self.started
+        self._done.set()
+
+    def wait(self, seconds):
+        self._done.wait(seconds)
+
+    def to_json(self):
+        out = {"question": self.number, "status": self.status}
+        if self._done.is_set():
+            out.update(positions=self.positions, seconds=round(self.seconds, 3))
+        else:  # still on the solver (a cancelled one too, for a moment)
+            out["positions"] = self._solver.report()["positions"] - self._before if self._solver is not None else 0
+            out["seconds"] = round(time.perf_counter() - self.started, 3)
+        if self.status == "done":
+            out["answer"] = self.answer
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class Questions:
+    """The server's exact questions (see the module's docstring)."""
+
+    def __init__(self, solver):
+        self.solver = solver
+        self._gate = threading.Lock()  # held by the question on the solver
+        self._lock = threading.Lock()  # guards the list below
+        self._numbers = itertools.count(1)
+        self._kept = {}
+        self._current = None
+
+    def ask(self, key, work):
+        """The question `key` (running or just answered, if the last one asked), else a new
+        one that cancels the one under way."""
+        with self._lock:
+            current = self._current
+            if current is not None and current.key == key and current.status in ("running", "done"):
+                return current
+            if current is not None and current.status == "running":
+                self._cancel(current)
+            question = Question(next(self._numbers), key, work)
+            self._kept[question.number] = question
+            for number in sorted(self._kept)[:-KEPT]:
+                del self._kept[number]
+            self._current = question
+        threading.Thread(target=question.run, args=(self._gate, self.solver), daemon=True).start()
+        return question
+
+    def get(self, number):
+        with self._lock:
+            return self._kept_question(number)
+
+    def cancel(self, number):
+        with self._lock:
+            question = self._kept_question(number)
+            if question.status == "running":
+                self._cancel(question)
+            return question
+
+    def _kept_question(self, number):
+        if number not in self._kept:
+            raise FlipnetError(f"no question {number} here (answered long ago, or never asked)")
+        return self._kept[number]
+
+    def _cancel(self, question):
+        question.status = "cancelled"  # if it has not reached the solver yet, it never will
+        self.solver.cancel()

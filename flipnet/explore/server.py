@@ -1,0 +1,211 @@
+"""`flipnet explore`: a local HTTP server for one page (the board) and one more (Nim),
+and the JSON endpoints they ask (docs/explore.md). The Python standard library's
+threading HTTP server: no dependency, no build step, files served from the package.
+
+Safe to leave running: it listens on 127.0.0.1 unless told otherwise, answers only
+requests whose Host header names it (a web page elsewhere cannot reach it through DNS
+rebinding), serves a fixed set of files (no path of a request is ever opened), takes
+models by name only, caps the size of a request, a board and a question's time, writes no
+file, and answers anything it will not do with a 4xx and a one-line JSON error."""
+
+import importlib.resources
+import json
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from flipnet.base.errors import FlipnetError
+from flipnet.explore import answers
+from flipnet.explore.questions import Questions
+
+MAX_URL = 4096  # bytes of a request line's target
+MAX_BODY = 1024  # bytes of a POST body (cancel takes none)
+WAIT = 0.25  # seconds a request waits for its question's answer before it reports progress
+PAGES = {"/": "index.html", "/nim": "nim.html"}
+STATIC = ("explore.css", "common.js", "board.js", "nim.js")
+TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+         ".js": "text/javascript; charset=utf-8"}
+HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+           "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"}
+
+
+def static_files():
+    """{route: (bytes, type)} of the page's files, read once from the package."""
+    root = importlib.resources.files("flipnet.explore") / "static"
+    files = {route: name for route, name in PAGES.items()}
+    files.update({f"/static/{name}": name for name in STATIC})
+    return {route: ((root / name).read_bytes(), TYPES[name[name.rindex("."):]]) for route, name in files.items()}
+
+
+class Explorer(ThreadingHTTPServer):
+    """The server and what its answers share: the solver's questions, loaded models, limits."""
+
+    daemon_threads = True
+
+    def __init__(self, host, port, limit, default_model):
+        super().__init__((host, port), Handler)
+        from flipnet.solve.cram import solver
+
+        self.files = static_files()
+        self.limit, self.default_model = limit, default_model
+        self.models = answers.Models()
+        shared = solver()
+        shared.builds_endgame = False  # a request never makes the server write a file
+        self.questions = Questions(shared)
+        port = self.server_address[1]
+        names = {"127.0.0.1", "localhost", "[::1]", host if ":" not in host else f"[{host}]"}
+        self.hosts = {f"{name}:{port}" for name in names}
+        self.started = time.perf_counter()
+
+    @property
+    def url(self):
+        host, port = self.server_address[:2]
+        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "flipnet-explore"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        """Quiet: the terminal shows the URL and Ctrl-C, not a line per request."""
+
+    def do_GET(self):
+        self._answer(self._get)
+
+    def do_POST(self):
+        self._answer(self._post)
+
+    def _answer(self, route):
+        if len(self.path) > MAX_URL:
+            return self._json({"error": f"the request is longer than {MAX_URL} bytes"}, HTTPStatus.REQUEST_URI_TOO_LONG)
+        host = self.headers.get("Host", "")
+        if host not in self.server.hosts:
+            return self._json({"error": f"this server answers to {sorted(self.server.hosts)[0]}, not Host {host[:80]!r}"},
+                              HTTPStatus.FORBIDDEN)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            return self._json({"error": f"a request body here is at most {MAX_BODY} bytes"},
+                              HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+        if length:
+            self.rfile.read(length)
+        url = urlsplit(self.path)
+        try:
+            query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True, max_num_fields=16).items()}
+            route(url.path, query)
+        except (FlipnetError, ValueError) as exc:
+            self._json({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
+                       HTTPStatus.BAD_REQUEST)
+        except Exception as exc:  # noqa: BLE001 - a bug: one line to the page, the server goes on
+            self._json({"error": f"internal error ({type(exc).__name__}: {exc})"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+
+    def _get(self, path, query):
+        if path in self.server.files:
+            body, kind = self.server.files[path]
+            return self._send(body, kind)
+        endpoints = {"/api/position": self._position, "/api/model": self._model, "/api/models": self._models,
+                     "/api/move": self._move, "/api/question": self._question, "/api/settings": self._settings}
+        if path not in endpoints:
+            return self._json({"error": f"nothing here: {path[:80]}"}, HTTPStatus.NOT_FOUND)
+        endpoints[path](query)
+
+    def _post(self, path, query):
+        if path != "/api/cancel":
+            return self._json({"error": f"nothing to post to here: {path[:80]}"}, HTTPStatus.NOT_FOUND)
+        question = self.server.questions.cancel(_number(query))
+        self._json(question.to_json())
+
+    # --- the endpoints ---------------------------------------------------------------
+
+    def _position(self, query):
+        game, text, misere = query.get("game", "flip"), query.get("position", ""), _misere(query)
+        answers.check_position(game, text, misere)  # a bad request fails now, not in a question
+        limit = self.server.limit
+        question = self.server.questions.ask(("position", game, text, misere),
+                                             lambda: answers.position(game, text, misere, limit))
+        self._reply(question)
+
+    def _move(self, query):
+        game, text, agent, misere = query.get("game", "flip"), query.get("position", ""), query.get("agent", ""), \
+            _misere(query)
+        model = query.get("model") or self.server.default_model
+        seed, ply = _integer(query, "seed", 0, 2 ** 32), _integer(query, "ply", 0, 10_000)
+        answers.check_move(game, text, agent, misere)  # a bad request fails now, not in a question
+        if agent == "network":
+            answers.check_model_name(model)
+        limit = self.server.limit
+        question = self.server.questions.ask(
+            ("move", game, text, agent, model, seed, ply, misere),
+            lambda: answers.move(self.server.models, game, text, agent, model, seed, ply, misere, limit))
+        self._reply(question)
+
+    def _model(self, query):
+        name = query.get("name") or self.server.default_model
+        self._json(answers.network(self.server.models, name, query.get("position", ""), query.get("ply") == "1"))
+
+    def _models(self, query):
+        self._json({"models": answers.model_names(), "default": self.server.default_model})
+
+    def _settings(self, query):
+        self._json({"default_model": self.server.default_model, "limit": self.server.limit,
+                    "max_side": answers.MAX_SIDE, "max_cells": answers.MAX_CELLS, "agents": answers.AGENTS})
+
+    def _question(self, query):
+        self._reply(self.server.questions.get(_number(query)))
+
+    def _reply(self, question):
+        question.wait(WAIT)
+        self._json(question.to_json())
+
+    # --- sending -------------------------------------------------------------------
+
+    def _json(self, data, status=HTTPStatus.OK):
+        self._send(json.dumps(data, separators=(",", ":")).encode(), "application/json", status)
+
+    def _send(self, body, kind, status=HTTPStatus.OK):
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, text in HEADERS.items():
+            self.send_header(name, text)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def _misere(query):
+    text = query.get("misere", "")
+    if text not in ("", "0", "1"):
+        raise FlipnetError(f"misere is 0 or 1, not {text[:20]!r}")
+    return None if text == "" else text == "1"
+
+
+def _integer(query, name, low, high):
+    text = query.get(name, str(low))
+    if not text.isdigit() or not low <= int(text) < high:
+        raise FlipnetError(f"{name} is a whole number from {low} to {high - 1}, not {text[:20]!r}")
+    return int(text)
+
+
+def _number(query):
+    return _integer(query, "question", 1, 2 ** 62)
+
+
+def serve(host, port, limit, default_model, on_ready):
+    """Serve until Ctrl-C; `on_ready(server)` once it listens."""
+    try:
+        server = Explorer(host, port, limit, default_model)
+    except OSError as exc:
+        raise FlipnetError(f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+                           f"(--port N chooses another; 0 takes any free port)") from None
+    with server:
+        on_ready(server)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+        thread.start()
+        try:
+            while thread.is_alive():
+                thread.join(0.5)
+        finally:
+            server.shutdown()

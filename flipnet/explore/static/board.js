@@ -1,0 +1,500 @@
+// The flip board: edit it by clicking, see what every move is worth (exact or a
+// network's), its components, and play games against the solver, a network or chance.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const {get, ask, colour, PARTS, el, svg} = flipnet;
+  const MAX_SIDE = 8, MAX_LINE = 64;
+
+  const page = {
+    rows: 5, cols: 5, cells: [], view: "exact", model: "best", ply: false,
+    exact: null, network: null, networkError: null, asking: null, hover: null, busy: false,
+    game: null,  // {start, first, opponent, seed, model, plies: [{by, move, cells, position, exact, network}]}
+  };
+
+  // --- the position as text ---------------------------------------------------------
+
+  const text = () => {
+    const rows = [];
+    for (let r = 0; r < page.rows; r++) rows.push(page.cells.slice(r * page.cols, (r + 1) * page.cols).join(""));
+    return rows.join("/");
+  };
+
+  function setText(value) {
+    const rows = value.trim().split("/");
+    const cols = rows[0].length;
+    if (!rows.every((row) => /^[01]+$/.test(row) && row.length === cols)) {
+      throw new Error("write rows of 0 and 1 of one length, joined by /");
+    }
+    const tooBig = rows.length * cols > MAX_LINE || (rows.length > 1 && cols > MAX_SIDE) || (cols > 1 && rows.length > MAX_SIDE);
+    if (tooBig || rows.length * cols < 2) throw new Error(`boards here go from 1x2 to ${MAX_SIDE}x${MAX_SIDE}, or a line of up to ${MAX_LINE}`);
+    page.rows = rows.length;
+    page.cols = cols;
+    page.cells = rows.join("").split("").map(Number);
+  }
+
+  function resize(rows, cols) {
+    const line = rows === 1 || cols === 1;
+    if (rows < 1 || cols < 1 || rows * cols < 2) return;
+    if (!line && (rows > MAX_SIDE || cols > MAX_SIDE)) return;
+    if (line && rows * cols > MAX_LINE) return;
+    const cells = [];
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) cells.push(r < page.rows && c < page.cols ? page.cells[r * page.cols + c] : 1);
+    }
+    Object.assign(page, {rows, cols, cells});
+    changed();
+  }
+
+  // --- asking the server ----------------------------------------------------------
+
+  let asked = 0;  // the latest position asked about; older answers are dropped
+
+  async function changed() {
+    const position = text();
+    const mine = ++asked;
+    page.exact = page.network = page.networkError = null;
+    writeUrl(position);
+    $("text").value = position;
+    draw();
+    const stale = () => mine !== asked;
+    const wantNetwork = page.view === "network" || page.game;
+    if (wantNetwork) {
+      get("/api/model", {name: page.model, position, ply: page.ply ? 1 : 0})
+        .then((answer) => { if (!stale()) { page.network = answer; recordValues(); draw(); } })
+        .catch((e) => { if (!stale()) { page.networkError = e.message; draw(); } });
+    }
+    try {
+      const answer = await ask("/api/position", {game: "flip", position}, (q) => {
+        if (stale()) return;
+        page.asking = q;
+        showProgress();
+      }, stale);
+      if (stale() || answer === null) return;
+      page.exact = answer;
+      recordValues();
+      draw();
+      if (page.game && !gameOver() && toMove() === "ai") aiMove();
+    } catch (e) {
+      if (!stale()) { $("summary").textContent = e.message; page.asking = null; showProgress(); }
+    }
+  }
+
+  function showProgress() {
+    const q = page.asking;
+    $("progress").hidden = !q;
+    if (q) $("progress-text").textContent = `${q.positions.toLocaleString()} positions searched, ${q.seconds.toFixed(1)} s`;
+  }
+
+  function writeUrl(position) {
+    const params = new URLSearchParams({p: position});
+    if (page.view !== "exact") params.set("view", page.view);
+    if (page.model !== "best") params.set("model", page.model);
+    if (page.ply) params.set("ply", "1");
+    history.replaceState(null, "", `?${params.toString().replaceAll("%2F", "/")}`);
+  }
+
+  function readUrl() {
+    const params = new URLSearchParams(location.search);
+    try { setText(params.get("p") || "11111/11111/11111/11111/11111"); } catch (e) { setText("11111/11111/11111/11111/11111"); }
+    page.view = params.get("view") === "network" ? "network" : "exact";
+    page.model = params.get("model") || page.model;
+    page.ply = params.get("ply") === "1";
+  }
+
+  // --- drawing --------------------------------------------------------------------
+
+  function size() {
+    return Math.max(14, Math.min(64, Math.floor(480 / Math.max(page.rows, page.cols))));
+  }
+
+  function moveValues() {
+    // [{cells, move, exact, network}] of every legal move, from what has arrived
+    const exact = page.exact ? page.exact.moves : [];
+    const network = page.network ? new Map(page.network.moves.map((m) => [m.move, m.value])) : new Map();
+    return exact.map((m) => ({...m, exact: m.value, network: network.has(m.move) ? network.get(m.move) : null}));
+  }
+
+  function hidden() {
+    return page.game && !$("hints").checked;
+  }
+
+  function draw() {
+    const board = $("board");
+    const s = size(), pad = 6;
+    board.replaceChildren();
+    board.setAttribute("width", page.cols * s + 2 * pad);
+    board.setAttribute("height", page.rows * s + 2 * pad);
+    const x = (c) => pad + c * s, y = (r) => pad + r * s;
+    for (let r = 0; r < page.rows; r++) {
+      for (let c = 0; c < page.cols; c++) {
+        const cell = svg("rect", {x: x(c) + 1, y: y(r) + 1, width: s - 2, height: s - 2, rx: 4,
+          class: page.cells[r * page.cols + c] ? "cell full" : "cell empty", "data-r": r, "data-c": c});
+        cell.addEventListener("click", () => toggle(r, c));
+        board.appendChild(cell);
+      }
+    }
+    drawComponents(board, s, x, y);
+    drawMoves(board, s, x, y);
+    summarise();
+  }
+
+  function drawComponents(board, s, x, y) {
+    if (!page.exact || !page.exact.components || hidden()) return;
+    const network = page.view === "network" && page.network && page.network.components ? page.network.components : null;
+    page.exact.components.forEach((part, i) => {
+      const inside = new Set(part.cells.map(([r, c]) => `${r},${c}`));
+      const known = network ? matching(network, part).known : true;
+      let d = "";
+      for (const [r, c] of part.cells) {
+        if (!inside.has(`${r - 1},${c}`)) d += `M${x(c)},${y(r)}h${s}`;
+        if (!inside.has(`${r + 1},${c}`)) d += `M${x(c)},${y(r + 1)}h${s}`;
+        if (!inside.has(`${r},${c - 1}`)) d += `M${x(c)},${y(r)}v${s}`;
+        if (!inside.has(`${r},${c + 1}`)) d += `M${x(c + 1)},${y(r)}v${s}`;
+      }
+      board.appendChild(svg("path", {d, class: known ? "outline" : "outline unseen", stroke: PARTS[i % PARTS.length],
+        "data-component": i}));
+      const [r0, c0] = part.cells[0];
+      const badge = svg("g", {class: "badge", "data-component": i});
+      badge.appendChild(svg("circle", {cx: x(c0) + 9, cy: y(r0) + 9, r: 8, fill: PARTS[i % PARTS.length]}));
+      const label = svg("text", {x: x(c0) + 9, y: y(r0) + 12.5});
+      label.textContent = part.value;
+      badge.appendChild(label);
+      board.appendChild(badge);
+    });
+  }
+
+  function matching(parts, part) {
+    const key = JSON.stringify(part.cells);
+    return parts.find((p) => JSON.stringify(p.cells) === key) || {known: true, value: null};
+  }
+
+  function drawMoves(board, s, x, y) {
+    if (!page.exact) return;
+    const network = page.view === "network";
+    moveValues().forEach((m, i) => {
+      const [[r1, c1], [r2, c2]] = m.cells;
+      const shown = network ? m.network : m.exact;
+      const inset = s * 0.16;  // short of the cells' centres, so dominoes that share a cell stay apart
+      const dx = Math.sign(c2 - c1) * inset, dy = Math.sign(r2 - r1) * inset;
+      const line = svg("line", {
+        x1: x(c1) + s / 2 + dx, y1: y(r1) + s / 2 + dy, x2: x(c2) + s / 2 - dx, y2: y(r2) + s / 2 - dy,
+        "stroke-width": Math.max(4, s / 4), class: `domino${shown === 0 ? " wins" : ""}${page.hover === i ? " hover" : ""}`,
+        stroke: hidden() || shown === null ? "#999" : colour(shown), "data-move": m.move,
+      });
+      const tip = svg("title");
+      tip.textContent = `${m.move}: leaves value ${m.exact}` + (m.network !== null ? `, the network says ${m.network}` : "");
+      line.appendChild(tip);
+      line.addEventListener("click", (event) => { event.stopPropagation(); play(m); });
+      line.addEventListener("mouseenter", () => highlight(i));
+      line.addEventListener("mouseleave", () => highlight(null));
+      board.appendChild(line);
+      const cx = (x(c1) + x(c2)) / 2 + s / 2, cy = (y(r1) + y(r2)) / 2 + s / 2;
+      if (!hidden() && shown === 0) board.appendChild(svg("circle", {cx, cy, r: Math.max(2, s / 12), class: "win-mark", "data-move": m.move}));
+      if (network && m.network !== null && m.network !== m.exact && !hidden()) {
+        const mark = svg("g", {class: "disagree", "data-move": m.move});
+        const r = Math.max(4, s / 7);
+        mark.appendChild(svg("path", {d: `M${cx - r},${cy - r}L${cx + r},${cy + r}M${cx - r},${cy + r}L${cx + r},${cy - r}`}));
+        board.appendChild(mark);
+      }
+    });
+  }
+
+  function highlight(i) {
+    page.hover = i;
+    document.querySelectorAll("#moves tbody tr").forEach((row, k) => row.classList.toggle("hover", k === i));
+    document.querySelectorAll("#board line.domino").forEach((line, k) => line.classList.toggle("hover", k === i));
+  }
+
+  function summarise() {
+    const exact = page.exact, net = page.network;
+    const summary = $("summary");
+    summary.replaceChildren();
+    if (!exact) {
+      summary.textContent = page.asking ? "searching…" : "…";
+    } else if (hidden()) {
+      summary.textContent = "(who wins from here is hidden)";
+    } else {
+      summary.appendChild(el("span", {id: "value", class: "big"}, `value ${exact.value}`));
+      summary.appendChild(el("span", {id: "winner"},
+        exact.value ? " the player to move wins" : " the player to move loses"));
+      if (exact.components && exact.components.length > 1) {
+        summary.appendChild(el("div", {class: "xor"}, `= ${exact.components.map((p) => p.value).join(" XOR ")} (its components)`));
+      }
+    }
+    const verdict = $("network-summary");
+    verdict.replaceChildren();
+    if (page.view === "network") {
+      if (page.networkError) verdict.textContent = page.networkError;
+      else if (net) {
+        verdict.appendChild(el("span", {id: "network-value"}, `${net.model} says ${net.value}${net.one_ply ? " (one ply)" : ""}`));
+        if (exact) {
+          const moves = moveValues();
+          const wrong = moves.filter((m) => m.network !== null && m.network !== m.exact).length;
+          verdict.appendChild(el("span", {id: "disagreements", "data-count": wrong},
+            ` · disagrees with the exact value on ${wrong} of ${moves.length} moves` +
+            (net.value !== exact.value ? " and on this position" : "")));
+        }
+      }
+    }
+    listComponents();
+    listMoves();
+    listRecord();
+  }
+
+  function listComponents() {
+    const list = $("components");
+    list.replaceChildren();
+    if (!page.exact || !page.exact.components || hidden()) return;
+    const parts = page.network && page.network.components;
+    page.exact.components.forEach((part, i) => {
+      const item = el("li", {"data-component": i});
+      const swatch = el("span", {class: "swatch"});
+      swatch.style.background = PARTS[i % PARTS.length];
+      item.appendChild(swatch);
+      let words = `${part.cells.length} cells: value ${part.value}`;
+      if (parts) {
+        const theirs = matching(parts, part);
+        words += `; ${page.model} ${theirs.value}, ${theirs.known ? "a shape met in training" : "a shape it never saw"}`;
+      }
+      item.appendChild(document.createTextNode(words));
+      list.appendChild(item);
+    });
+  }
+
+  function listMoves() {
+    const body = $("moves").querySelector("tbody");
+    body.replaceChildren();
+    if (!page.exact) return;
+    const network = page.view === "network";
+    $("moves-network").hidden = !network;
+    moveValues().forEach((m, i) => {
+      const row = el("tr", {"data-move": m.move, class: m.exact === 0 && !hidden() ? "wins" : ""});
+      row.appendChild(el("td", {}, m.move));
+      row.appendChild(el("td", {class: "num"}, hidden() ? "?" : String(m.exact)));
+      if (network) {
+        const cell = el("td", {class: m.network !== null && m.network !== m.exact ? "num off" : "num"},
+          m.network === null ? "…" : String(m.network));
+        row.appendChild(cell);
+      }
+      row.appendChild(el("td", {}, m.exact === 0 && !hidden() ? "wins" : ""));
+      row.addEventListener("mouseenter", () => highlight(i));
+      row.addEventListener("mouseleave", () => highlight(null));
+      row.addEventListener("click", () => play(m));
+      body.appendChild(row);
+    });
+    $("moves-count").textContent = `${page.exact.moves.length} moves, best first`;
+  }
+
+  // --- editing ----------------------------------------------------------------------
+
+  function toggle(r, c) {
+    if (page.game) return;  // a game's board changes by moves only
+    const k = r * page.cols + c;
+    page.cells[k] = 1 - page.cells[k];
+    changed();
+  }
+
+  function apply(cells) {
+    for (const [r, c] of cells) page.cells[r * page.cols + c] = 0;
+  }
+
+  // --- playing ----------------------------------------------------------------------
+
+  function toMove() {
+    const g = page.game;
+    const first = g.first;
+    return g.plies.length % 2 === 0 ? first : (first === "you" ? "ai" : "you");
+  }
+
+  function gameOver() {
+    return page.exact && page.exact.moves.length === 0;
+  }
+
+  function play(m) {
+    if (page.busy) return;
+    if (page.game) {
+      if (gameOver() || toMove() !== "you") return;
+      page.game.plies.push({by: "you", move: m.move, cells: m.cells, position: null, exact: null, network: null});
+    }
+    apply(m.cells);
+    if (page.game) page.game.plies[page.game.plies.length - 1].position = text();
+    changed();
+  }
+
+  async function aiMove() {
+    const g = page.game;
+    page.busy = true;
+    $("status").textContent = `${opponentName()} is thinking…`;
+    const position = text(), mine = asked;
+    try {
+      const answer = await ask("/api/move", {game: "flip", position, agent: g.opponent, model: g.model,
+        seed: g.seed, ply: g.plies.length}, (q) => { page.asking = q; showProgress(); }, () => mine !== asked || page.game !== g);
+      if (answer === null || page.game !== g) return;
+      g.plies.push({by: "ai", move: answer.move, cells: answer.cells, position: answer.position, exact: null, network: null});
+      apply(answer.cells);
+    } catch (e) {
+      $("status").textContent = e.message;
+      return;
+    } finally {
+      page.busy = false;
+    }
+    changed();
+  }
+
+  function opponentName() {
+    return {perfect: "the solver", network: page.game.model, random: "the random player"}[page.game.opponent];
+  }
+
+  function recordValues() {
+    const g = page.game;
+    if (!g) return;
+    const here = text();
+    const ply = g.plies.length ? g.plies[g.plies.length - 1] : g;
+    if ((ply.position || g.start) !== here) return;
+    if (page.exact && page.exact.position === here) ply.exact = page.exact.value;
+    if (page.network && page.network.position === here) ply.network = page.network.value;
+  }
+
+  function listRecord() {
+    const g = page.game;
+    const body = $("record").querySelector("tbody");
+    body.replaceChildren();
+    $("undo").disabled = !g || !g.plies.some((p) => p.by === "you") || page.busy;
+    $("stop").disabled = !g;
+    $("start").disabled = !!g;
+    $("save").disabled = !g;
+    $("graph").style.display = g ? "" : "none";
+    if (!g) return;
+    const before = [g.exact, ...g.plies.map((p) => p.exact)];
+    const mistakes = [];
+    g.plies.forEach((p, i) => {
+      const mistake = before[i] !== null && p.exact !== null && before[i] !== 0 && p.exact !== 0;
+      if (mistake) mistakes.push(i + 1);
+      const row = el("tr", {class: mistake ? "mistake" : ""});
+      [String(i + 1), p.by === "you" ? "you" : opponentName(), p.move,
+        p.exact === null ? "…" : String(p.exact), p.network === null ? "…" : String(p.network),
+        mistake ? "mistake: it left a won position lost" : ""].forEach((t) => row.appendChild(el("td", {}, t)));
+      body.appendChild(row);
+    });
+    flipnet.graph($("graph"), [{values: before, cls: "exact"}, {values: [g.network, ...g.plies.map((p) => p.network)], cls: "network"}],
+      hidden() ? [] : mistakes);
+    if (gameOver()) {
+      const loser = toMove();
+      $("status").textContent = loser === "you" ? `No move left for you: ${opponentName()} won.` : `No move left for ${opponentName()}: you won!`;
+    } else if (!page.busy) {
+      $("status").textContent = toMove() === "you" ? "Your move: click a domino." : "";
+    }
+  }
+
+  function start(loaded) {
+    const g = loaded || {start: text(), first: $("first").value, opponent: $("opponent").value, model: page.model,
+      seed: Math.floor(Math.random() * 2 ** 31), plies: []};
+    g.exact = page.exact && page.exact.position === g.start ? page.exact.value : null;
+    g.network = page.network && page.network.position === g.start ? page.network.value : null;
+    page.game = g;
+    changed();
+  }
+
+  function undo() {
+    const g = page.game;
+    if (!g || page.busy) return;
+    let last = g.plies.length - 1;
+    while (last >= 0 && g.plies[last].by !== "you") last--;
+    if (last < 0) return;
+    g.plies.length = last;
+    setText(last ? g.plies[last - 1].position : g.start);
+    changed();
+  }
+
+  function stop() {
+    page.game = null;
+    $("status").textContent = "";
+    changed();
+  }
+
+  function save() {
+    const g = page.game;
+    flipnet.download("flipnet-game.json", {format: "flipnet-explore-game-1", start: g.start, first: g.first,
+      opponent: g.opponent, model: g.model, seed: g.seed,
+      plies: g.plies.map(({by, move, position, exact, network}) => ({by, move, position, exact, network}))});
+  }
+
+  async function load() {
+    try {
+      const data = await flipnet.readFile($("load"));
+      if (data.format !== "flipnet-explore-game-1" || !Array.isArray(data.plies)) throw new Error("not a flipnet game record");
+      setText(data.start);
+      const g = {start: data.start, first: data.first === "ai" ? "ai" : "you", opponent: data.opponent, model: data.model || page.model,
+        seed: Number(data.seed) || 0, plies: []};
+      for (const p of data.plies) {  // replayed, each move checked against the rules
+        const [a, b] = p.move.split("+").map((cell) => cell.split(",").map(Number));
+        if (![a, b].every(([r, c]) => page.cells[r * page.cols + c] === 1) || Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) !== 1) {
+          throw new Error(`move ${p.move} is not legal there`);
+        }
+        apply([a, b]);
+        g.plies.push({by: p.by === "ai" ? "ai" : "you", move: p.move, cells: [a, b], position: text(), exact: p.exact ?? null,
+          network: p.network ?? null});
+      }
+      start(g);
+      $("status").textContent = "game loaded";
+    } catch (e) {
+      $("status").textContent = `cannot load it: ${e.message}`;
+    }
+    $("load").value = "";
+  }
+
+  // --- wiring -----------------------------------------------------------------------
+
+  async function models() {
+    const select = $("model");
+    try {
+      const {models: list} = await get("/api/models", {});
+      for (const m of list) {
+        const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${m.board}${m.source === "trained here" ? ", trained here" : ""})`);
+        if (m.best) option.textContent = `best: ${option.textContent}`;
+        select.appendChild(option);
+      }
+    } catch (e) { /* the select keeps its one entry */ }
+    const best = [...select.options].find((o) => o.textContent.startsWith("best: "));
+    if (page.model === "best" && best) page.model = best.value;
+    if (![...select.options].some((o) => o.value === page.model)) select.appendChild(el("option", {value: page.model}, page.model));
+    select.value = page.model;
+  }
+
+  function wire() {
+    $("rows-minus").onclick = () => !page.game && resize(page.rows - 1, page.cols);
+    $("rows-plus").onclick = () => !page.game && resize(page.rows + 1, page.cols);
+    $("cols-minus").onclick = () => !page.game && resize(page.rows, page.cols - 1);
+    $("cols-plus").onclick = () => !page.game && resize(page.rows, page.cols + 1);
+    $("fill").onclick = () => { if (!page.game) { page.cells.fill(1); changed(); } };
+    $("clear").onclick = () => { if (!page.game) { page.cells.fill(0); changed(); } };
+    $("text-form").onsubmit = (event) => {
+      event.preventDefault();
+      if (page.game) return;
+      try { setText($("text").value); $("text-error").textContent = ""; changed(); } catch (e) { $("text-error").textContent = e.message; }
+    };
+    $("copy").onclick = () => navigator.clipboard && navigator.clipboard.writeText(text());
+    document.querySelectorAll("input[name=view]").forEach((radio) => {
+      radio.checked = radio.value === page.view;
+      radio.onchange = () => { page.view = radio.value; changed(); };
+    });
+    $("model").onchange = () => { page.model = $("model").value; changed(); };
+    $("ply").checked = page.ply;
+    $("ply").onchange = () => { page.ply = $("ply").checked; changed(); };
+    $("cancel").onclick = () => { if (page.asking) flipnet.cancel(page.asking.question); };
+    $("start").onclick = () => start();
+    $("undo").onclick = undo;
+    $("stop").onclick = stop;
+    $("hints").onchange = draw;
+    $("save").onclick = save;
+    $("load").onchange = load;
+    document.body.dataset.ready = "1";
+  }
+
+  readUrl();
+  wire();
+  models();
+  changed();
+})();

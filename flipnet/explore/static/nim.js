@@ -1,0 +1,218 @@
+// The Nim games of the sources: a position, its value, each move's value, and games
+// against the players flipnet has (optimal, the NIM perceptron, the evolution strategy).
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const {ask, el, svg} = flipnet;
+  const GAMES = {
+    nim: {start: "1,3,5,7,9", agents: {optimal: "the optimal player", es: "the evolution strategy", random: "a random player"},
+      rules: "Take any number of objects from one heap. Normal play: whoever takes the last object wins; misère: loses. Moves are written COUNT@HEAP."},
+    halfnim: {start: "9", agents: {neural: "the NIM perceptron", optimal: "the optimal player (the C++ DP)", random: "a random player"},
+      rules: "One pile: take from 1 to half of it (rounded down). Whoever faces a single block cannot move and loses; the lost piles are 2^j - 1."},
+    gridnim: {start: "1111/1111/1111/1111", agents: {optimal: "the optimal player", random: "a random player"},
+      rules: "Take 1 to 3 stones in a row or a column with no gap between them; whoever takes the last stone loses. Click a cell to add or remove a stone."},
+  };
+  const page = {game: "nim", position: GAMES.nim.start, misere: true, answer: null, asking: null, record: null, busy: false};
+  let asked = 0;
+
+  function params(extra = {}) {
+    const p = {game: page.game, position: page.position, ...extra};
+    if (page.game === "nim") p.misere = page.misere ? 1 : 0;
+    return p;
+  }
+
+  async function changed() {
+    const mine = ++asked;
+    page.answer = null;
+    const query = new URLSearchParams({game: page.game, p: page.position});
+    if (page.game === "nim") query.set("misere", page.misere ? "1" : "0");
+    history.replaceState(null, "", `?${query.toString().replaceAll("%2F", "/").replaceAll("%2C", ",")}`);
+    $("position").value = page.position;
+    draw();
+    try {
+      const answer = await ask("/api/position", params(), (q) => { page.asking = q; progress(); }, () => mine !== asked);
+      if (answer === null || mine !== asked) return;
+      page.answer = answer;
+      draw();
+      if (page.record && !over() && toMove() === "ai") aiMove();
+    } catch (e) {
+      if (mine === asked) $("summary").textContent = e.message;
+    }
+  }
+
+  function progress() {
+    $("progress").hidden = !page.asking;
+    if (page.asking) $("progress-text").textContent = `${page.asking.positions.toLocaleString()} positions, ${page.asking.seconds.toFixed(1)} s`;
+  }
+
+  function draw() {
+    picture();
+    const a = page.answer;
+    const summary = $("summary");
+    summary.replaceChildren();
+    if (a) {
+      const words = a.rule === "normal" ? `nim-value ${a.value}` : (a.value ? "a win" : "a loss");
+      summary.appendChild(el("span", {id: "value", class: "big"}, words));
+      summary.appendChild(el("span", {id: "winner"}, a.value ? " for the player to move" : " for the player to move: every move loses"));
+    }
+    const body = $("moves").querySelector("tbody");
+    body.replaceChildren();
+    if (a) {
+      a.moves.forEach((m) => {
+        const row = el("tr", {"data-move": m.move, class: m.value === 0 ? "wins" : ""});
+        [m.move, m.position, String(m.value), m.value === 0 ? "wins" : ""].forEach((t) => row.appendChild(el("td", {}, t)));
+        row.addEventListener("click", () => play(m));
+        body.appendChild(row);
+      });
+      $("moves-count").textContent = `${a.moves.length} moves, best first`;
+    }
+    record();
+  }
+
+  function picture() {
+    const box = $("picture");
+    box.replaceChildren();
+    if (page.game === "gridnim") {
+      const rows = page.position.split("/"), s = 44;
+      const board = svg("svg", {id: "grid", width: rows[0].length * s + 8, height: rows.length * s + 8});
+      rows.forEach((row, r) => row.split("").forEach((cell, c) => {
+        const rect = svg("rect", {x: 4 + c * s + 1, y: 4 + r * s + 1, width: s - 2, height: s - 2, rx: 6,
+          class: cell === "1" ? "cell full" : "cell empty", "data-r": r, "data-c": c});
+        rect.addEventListener("click", () => toggle(r, c));
+        board.appendChild(rect);
+      }));
+      box.appendChild(board);
+      return;
+    }
+    const heaps = page.game === "nim" ? page.position.split(",").map(Number) : [Number(page.position)];
+    const row = el("div", {class: "heaps"});
+    heaps.forEach((h, i) => {
+      const heap = el("span", {class: "heap", "data-heap": i + 1});
+      heap.appendChild(el("b", {}, String(h)));
+      for (let k = 0; k < Math.min(h, 60); k++) heap.appendChild(el("i"));
+      row.appendChild(heap);
+    });
+    box.appendChild(row);
+  }
+
+  function toggle(r, c) {
+    if (page.record) return;
+    const rows = page.position.split("/").map((row) => row.split(""));
+    rows[r][c] = rows[r][c] === "1" ? "0" : "1";
+    page.position = rows.map((row) => row.join("")).join("/");
+    changed();
+  }
+
+  // --- games ----------------------------------------------------------------------
+
+  function toMove() {
+    const g = page.record;
+    return g.plies.length % 2 === 0 ? g.first : (g.first === "you" ? "ai" : "you");
+  }
+
+  function over() {
+    return page.answer && page.answer.moves.length === 0;
+  }
+
+  function play(m) {
+    if (page.busy || (page.record && (over() || toMove() !== "you"))) return;
+    if (page.record) page.record.plies.push({by: "you", move: m.move, position: m.position, value: m.value});
+    page.position = m.position;
+    changed();
+  }
+
+  async function aiMove() {
+    const g = page.record;
+    page.busy = true;
+    $("status").textContent = "thinking…";
+    const mine = asked;
+    try {
+      const answer = await ask("/api/move", params({agent: g.opponent, seed: g.seed, ply: g.plies.length}),
+        () => {}, () => mine !== asked || page.record !== g);
+      if (answer === null || page.record !== g) return;
+      g.plies.push({by: "ai", move: answer.move, position: answer.position, value: null});
+      page.position = answer.position;
+    } catch (e) {
+      $("status").textContent = e.message;
+      return;
+    } finally {
+      page.busy = false;
+    }
+    changed();
+  }
+
+  function record() {
+    const g = page.record;
+    const body = $("record").querySelector("tbody");
+    body.replaceChildren();
+    $("start").disabled = !!g;
+    $("stop").disabled = !g;
+    $("undo").disabled = !g || page.busy || !g.plies.some((p) => p.by === "you");
+    if (!g) return;
+    if (page.answer && g.plies.length) g.plies[g.plies.length - 1].value = page.answer.value;
+    const name = GAMES[page.game].agents[g.opponent];
+    g.plies.forEach((p, i) => {
+      const row = el("tr");
+      [String(i + 1), p.by === "you" ? "you" : name, p.move, p.position, p.value === null ? "…" : String(p.value)]
+        .forEach((t) => row.appendChild(el("td", {}, t)));
+      body.appendChild(row);
+    });
+    if (over()) {
+      const stuck = toMove();
+      const misere = page.answer.rule === "misere";
+      const won = (stuck === "you") === misere;  // misère: the player left without a move has won
+      $("status").textContent = won ? "You won!" : `${name} won.`;
+    } else if (!page.busy) {
+      $("status").textContent = toMove() === "you" ? "Your move: click one in the list." : "";
+    }
+  }
+
+  function wire() {
+    const params = new URLSearchParams(location.search);
+    if (GAMES[params.get("game")]) page.game = params.get("game");
+    page.position = params.get("p") || GAMES[page.game].start;
+    page.misere = params.get("misere") !== "0";
+    $("game").value = page.game;
+    $("misere").checked = page.misere;
+    setGame(false);
+    $("game").onchange = () => { page.game = $("game").value; page.position = GAMES[page.game].start; setGame(true); };
+    $("misere").onchange = () => { page.misere = $("misere").checked; changed(); };
+    $("position-form").onsubmit = (event) => {
+      event.preventDefault();
+      if (page.record) return;
+      page.position = $("position").value.trim();
+      changed();
+    };
+    $("start").onclick = () => {
+      page.record = {start: page.position, first: $("first").value, opponent: $("opponent").value,
+        seed: Math.floor(Math.random() * 2 ** 31), plies: []};
+      changed();
+    };
+    $("undo").onclick = () => {
+      const g = page.record;
+      let last = g.plies.length - 1;
+      while (last >= 0 && g.plies[last].by !== "you") last--;
+      if (last < 0) return;
+      g.plies.length = last;
+      page.position = last ? g.plies[last - 1].position : g.start;
+      changed();
+    };
+    $("stop").onclick = () => { page.record = null; $("status").textContent = ""; changed(); };
+    document.body.dataset.ready = "1";
+  }
+
+  function setGame(reload) {
+    const game = GAMES[page.game];
+    $("misere-label").hidden = page.game !== "nim";
+    $("rules").textContent = game.rules;
+    const select = $("opponent");
+    select.replaceChildren();
+    for (const [value, name] of Object.entries(game.agents)) select.appendChild(el("option", {value}, name));
+    page.record = null;
+    if (reload !== false) changed();
+  }
+
+  wire();
+  changed();
+})();

@@ -1,0 +1,267 @@
+"""`flipnet explore`'s endpoints without a browser: their answers against the API and an
+independent recursion, the questions' cancel and time limit, and the rules that make the
+server safe to leave running (its Host, paths, sizes, no file written); the real command
+in a subprocess for its URL line and its Ctrl-C."""
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+import numpy as np
+import pytest
+from cli_cases import FLIPNET, environment
+from conftest import recursive_values
+
+import flipnet
+from flipnet.games import FlipGame
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """An explorer in this process, on a free port; the cache and data folders empty, to
+    show that no request writes there."""
+    from flipnet.explore.server import Explorer
+
+    folders = {name: tmp_path_factory.mktemp(name) for name in ("cache", "data")}
+    old = {k: os.environ.get(k) for k in ("FLIPNET_CACHE", "FLIPNET_DATA")}
+    os.environ.update(FLIPNET_CACHE=str(folders["cache"]), FLIPNET_DATA=str(folders["data"]))
+    explorer = Explorer("127.0.0.1", 0, limit=30.0, default_model="best")
+    thread = threading.Thread(target=explorer.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield explorer, folders
+    explorer.shutdown()
+    explorer.server_close()
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def request(server, path, method="GET", host=None, body=None, params=None):
+    explorer = server[0]
+    port = explorer.server_address[1]
+    if params:
+        path = f"{path}?{urllib.parse.urlencode(params)}"
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request(method, path, body=body, headers={"Host": host or f"127.0.0.1:{port}"})
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    kind = response.getheader("Content-Type", "")
+    return response.status, json.loads(data) if kind == "application/json" else data, response
+
+
+def answered(server, path, params):
+    """An exact question's answer, polled to the end."""
+    status, data, _ = request(server, path, params=params)
+    assert status == 200, data
+    while data["status"] == "running":
+        time.sleep(0.05)
+        status, data, _ = request(server, "/api/question", params={"question": data["question"]})
+    assert data["status"] == "done", data
+    return data["answer"]
+
+
+@pytest.mark.parametrize("rows, cols", [(2, 3), (3, 3), (1, 6)])
+def test_a_position_is_every_move_and_component_against_a_recursion(server, rows, cols):
+    game = FlipGame(rows, cols)
+    truth = recursive_values(game)
+    for state in np.random.default_rng(rows + cols).integers(1, 1 << game.n_cells, size=12).tolist():
+        answer = answered(server, "/api/position", {"game": "flip", "position": game.format(state)})
+        assert answer["value"] == truth[state] and answer["winner"] == ("first" if truth[state] else "second")
+        expected = {}
+        for mask in game.legal_moves(state):
+            expected[tuple(map(tuple, game.cells(mask)))] = truth[state & ~mask]
+        assert {tuple(map(tuple, m["cells"])): m["value"] for m in answer["moves"]} == expected
+        assert [m["value"] for m in answer["moves"]] == sorted(expected.values())  # best first
+        xor = 0
+        for part in answer["components"]:
+            mask = sum(1 << game.bit(r, c) for r, c in part["cells"])
+            assert truth[mask] == part["value"]
+            xor ^= part["value"]
+        assert xor == answer["value"]
+
+
+def test_the_network_and_agents_answer_as_the_api(server):
+    text = "11011/11111/01110/11011/10111"
+    mlp = flipnet.load_model("mlp2d")
+    game = FlipGame(5, 5)
+    state = game.parse(text)
+    status, answer, _ = request(server, "/api/model", params={"name": "mlp2d", "position": text})
+    assert status == 200 and answer["value"] == mlp.predict(text) and answer["kind"] == "mlp2d"
+    children = [game.format(state & ~m) for m in game.legal_moves(state)]
+    assert [m["value"] for m in answer["moves"]] == mlp.predict(children).tolist()
+    assert abs(sum(answer["probabilities"]) - 1) < 1e-4 and "components" not in answer  # a network of positions
+    status, best, _ = request(server, "/api/model", params={"position": "11000/00011/00000/11100/00000"})
+    assert [(len(c["cells"]), c["known"]) for c in best["components"]] == [(2, True), (2, True), (3, True)]
+    perfect = answered(server, "/api/move", {"game": "flip", "position": text, "agent": "perfect", "seed": 3, "ply": 0})
+    assert flipnet.value(text).value == 0 or flipnet.value(perfect["position"]).value == 0  # a winning move if any
+    again = answered(server, "/api/move", {"game": "flip", "position": "111/111/111", "agent": "random", "seed": 9,
+                                           "ply": 4})
+    assert again == answered(server, "/api/move", {"game": "flip", "position": "111/111/111", "agent": "random",
+                                                   "seed": 9, "ply": 4})  # the same seed and ply, the same move
+
+
+def test_the_nim_games_and_their_players(server):
+    nim = answered(server, "/api/position", {"game": "nim", "position": "1,3,5,7,9", "misere": 1})
+    reference = flipnet.value("1,3,5,7,9", "nim", misere=True, moves="all")
+    assert nim["rule"] == "misere" and nim["value"] == reference.value
+    assert [(m["move"], m["value"]) for m in nim["moves"]] == [(m.move, m.value) for m in reference.moves]
+    halfnim = answered(server, "/api/position", {"game": "halfnim", "position": "9"})
+    assert [m["position"] for m in halfnim["moves"] if m["value"] == 0] == ["7"]
+    grid = answered(server, "/api/position", {"game": "gridnim", "position": "1111/1111/1111/1111"})
+    assert grid["rule"] == "misere" and grid["value"] == 0  # the source: the full board is lost
+    es = answered(server, "/api/move", {"game": "nim", "position": "1,3,5,7,9", "misere": 1, "agent": "es"})
+    neural = answered(server, "/api/move", {"game": "halfnim", "position": "9", "agent": "neural"})
+    assert es["position"] in {m["position"] for m in nim["moves"]} and neural["position"] == "7"  # the perceptron's move
+    status, data, _ = request(server, "/api/move", params={"game": "gridnim", "position": "1111/1111/1111/1111",
+                                                           "agent": "es"})
+    assert status == 400 and data == {"error": "the agents of gridnim here: optimal, random"}
+
+
+def test_a_new_question_cancels_the_one_under_way(server):
+    explorer, _ = server
+    full = "/".join(["1" * 7] * 7)  # minutes of search
+    status, first, _ = request(server, "/api/position", params={"game": "flip", "position": full})
+    assert first["status"] == "running"
+    started = time.perf_counter()
+    answer = answered(server, "/api/position", {"game": "flip", "position": "1111/1111"})
+    assert answer["value"] == 0 and time.perf_counter() - started < 3
+    status, old, _ = request(server, "/api/question", params={"question": first["question"]})
+    assert old["status"] == "cancelled" and old["positions"] > 0
+    status, second, _ = request(server, "/api/position", params={"game": "flip", "position": full})
+    status, cancelled, _ = request(server, "/api/cancel", method="POST", params={"question": second["question"]})
+    assert status == 200, cancelled
+    assert cancelled["status"] == "cancelled"
+    assert answered(server, "/api/position", {"game": "flip", "position": "111/111"})["value"] == 1
+
+
+def test_a_question_past_the_limit_ends_and_leaves_the_solver_free(server):
+    explorer, _ = server
+    explorer.limit = 0.5
+    try:
+        status, data, _ = request(server, "/api/position", params={"game": "flip", "position": "/".join(["1" * 7] * 6)})
+        while data["status"] == "running":
+            time.sleep(0.05)
+            status, data, _ = request(server, "/api/question", params={"question": data["question"]})
+        assert data["status"] == "error" and data["error"].startswith("no answer within --timeout 0.5 s")
+    finally:
+        explorer.limit = 30.0
+    started = time.perf_counter()
+    assert answered(server, "/api/position", {"game": "flip", "position": "11/11"})["value"] == 0
+    assert time.perf_counter() - started < 1.5
+
+
+@pytest.mark.parametrize("path, params, status, message", [
+    ("/api/model", {"name": "../data/models/mlp2d.npz", "position": "11"}, 400, "models are asked for by name"),
+    ("/api/model", {"name": "/etc/passwd", "position": "11"}, 400, "models are asked for by name"),
+    ("/api/model", {"name": "nosuch", "position": "11"}, 400, "no model named 'nosuch'"),
+    ("/api/position", {"game": "flip", "position": "/".join(["1" * 9] * 9)}, 400, "boards here go up to 8x8"),
+    ("/api/position", {"game": "flip", "position": "1" * 65}, 400, "a line of 64 cells"),
+    ("/api/position", {"game": "flip", "position": "11x/111"}, 400, "bad character 'x'"),
+    ("/api/position", {"game": "chess", "position": "11"}, 400, "unknown game 'chess'"),
+    ("/api/position", {"game": "nim", "position": "900,900"}, 400, "at most 20 heaps and 1000 objects"),
+    ("/api/move", {"game": "flip", "position": "11", "agent": "alphazero"}, 400, "the agents of flip here"),
+    ("/api/move", {"game": "flip", "position": "11", "agent": "random", "seed": "-1"}, 400, "seed is a whole number"),
+    ("/api/question", {"question": "999999"}, 400, "no question 999999 here"),
+    ("/etc/passwd", {}, 404, "nothing here"),
+    ("/static/../server.py", {}, 404, "nothing here"),
+])
+def test_bad_requests_get_a_4xx_and_one_line(server, path, params, status, message):
+    got, data, response = request(server, path, params=params)
+    assert got == status and list(data) == ["error"] and message in data["error"] and "\n" not in data["error"]
+    assert response.getheader("Content-Type") == "application/json"
+
+
+def test_a_foreign_host_is_refused(server):
+    """DNS rebinding: a page of evil.example whose name now points here is refused."""
+    status, data, _ = request(server, "/api/models", host="evil.example:8765")
+    assert status == 403 and "this server answers to" in data["error"] and "evil.example" in data["error"]
+    status, _, _ = request(server, "/", host="localhost:1")  # the right name, another port
+    assert status == 403
+
+
+def test_sizes_are_capped(server):
+    status, data, _ = request(server, "/api/position?position=" + "1" * 5000)
+    assert status == 414 and "longer than 4096 bytes" in data["error"]
+    status, data, _ = request(server, "/api/cancel?question=1", method="POST", body=b"x" * 5000)
+    assert status == 413 and "at most 1024 bytes" in data["error"]
+
+
+def test_the_page_is_served_from_the_package_with_its_rules(server):
+    status, body, response = request(server, "/")
+    assert status == 200 and b"flipnet explore" in body and b"/static/board.js" in body
+    assert "default-src 'self'" in response.getheader("Content-Security-Policy")
+    for name in ("explore.css", "common.js", "board.js", "nim.js"):
+        assert request(server, f"/static/{name}")[0] == 200
+    assert b"/static/nim.js" in request(server, "/nim")[1]
+    assert b"http" not in request(server, "/static/board.js")[1].replace(b"http://www.w3.org/2000/svg", b"")  # no CDN
+
+
+def test_no_request_writes_a_file(server, tmp_path):
+    """A component of 30 cells or more would load the endgame database, which the cache
+    does not hold: the explorer goes on without it instead of building it there."""
+    explorer, folders = server
+    answered(server, "/api/position", {"game": "flip", "position": "111111/111111/111111/111111/111111/110000"})
+    request(server, "/api/model", params={"position": "111111/111111/111111/111111/111111/110000"})
+    assert list(folders["cache"].iterdir()) == [] and list(folders["data"].iterdir()) == []
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_the_command_prints_its_url_and_stops_on_ctrl_c_in_one_line(tmp_path):
+    port = _free_port()
+    process = subprocess.Popen([*FLIPNET, "explore", "111/111", "--no-browser", "--port", str(port)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+    line = process.stdout.readline()
+    assert line == f"flipnet explore: http://127.0.0.1:{port}/?p=111/111  (Ctrl-C to stop)\n"
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/api/models")
+    assert connection.getresponse().status == 200
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and err == "flipnet explore: interrupted\n" and out == ""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        refused = subprocess.run([*FLIPNET, "explore", "--no-browser", "--port", str(taken)], cwd=tmp_path,
+                                 env=environment(), capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert f"cannot listen on 127.0.0.1:{taken}" in refused.stderr and "--port N" in refused.stderr
+
+
+@pytest.mark.slow
+def test_another_host_is_warned_of(tmp_path):
+    process = subprocess.Popen([*FLIPNET, "explore", "--no-browser", "--port", "0", "--host", "0.0.0.0"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+    warning = process.stderr.readline()
+    assert warning.startswith("flipnet explore: warning: listening on 0.0.0.0")
+    assert process.stdout.readline().startswith("flipnet explore: http://127.0.0.1:")
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=30)
+    assert process.returncode == 130
+    bad = subprocess.run([*FLIPNET, "explore", "11x", "--no-browser"], cwd=tmp_path, env=environment(),
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr == "flipnet explore: error: bad character 'x' at position 3: expected '1' or '0'\n"
+
+
+def test_models_are_listed_for_the_page(server):
+    status, data, _ = request(server, "/api/models")
+    names = {m["name"] for m in data["models"]}
+    assert status == 200 and {"mlp2d", "xornet1d", "convmem2d-gated12-80-distil6m-r2"} <= names
+    assert [m["name"] for m in data["models"] if m["best"]] == ["convmem2d-gated12-80-distil6m-r2"]
+    assert sys.modules.get("flipnet.explore.server") is not None
