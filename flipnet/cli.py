@@ -291,6 +291,8 @@ def _parse_explore(sub):
                    "flipnet models lists them; default best)")
     p.add_argument("--limit", type=float, default=120.0, metavar="SECONDS",
                    help="seconds an exact question may take before it ends (default 120)")
+    p.add_argument("--bench", type=int, metavar="EDITS", help="instead: time EDITS edits of a 5x5 board and as many "
+                   "7x7 positions, as the page asks, in a warm server (make bench)")
     p.set_defaults(run=cmd_explore)
 
 
@@ -779,6 +781,14 @@ def cmd_explore(args):
     from flipnet.explore.server import serve
 
     check_seconds(args.limit, "--limit")
+    if args.bench is not None:
+        from flipnet.explore.bench import run
+
+        if not 1 <= args.bench <= 100_000:
+            raise FlipnetError(f"--bench must be from 1 to 100000 edits, got {args.bench}")
+        os.environ["FLIPNET_PROGRESS"] = "0"
+        run(args.bench, model=answers.check_model_name(args.model))
+        return
     if not 0 <= args.port < 65536:
         raise FlipnetError(f"--port must be from 0 to 65535, got {args.port}")
     answers.check_position("flip", args.position)

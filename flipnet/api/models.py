@@ -102,9 +102,13 @@ class Model:
         parts = model.components.split(np.asarray(states, np.uint64))[0]
         parts = parts[parts != 0]
         keys = model.components.keys(parts)
-        known = model.known_shapes()
+        known = model.known_shapes()  # sorted
         values = model.shape_values(keys) if len(keys) else []
-        met = np.isin(keys, known) if known is not None else np.ones(len(keys), bool)
+        met = np.ones(len(keys), bool)
+        if known is not None and len(known):
+            met = known[np.minimum(np.searchsorted(known, keys), len(known) - 1)] == keys
+        elif known is not None:
+            met[:] = False
         return [(board.format(int(p)), int(v), bool(k)) for p, v, k in zip(parts, values, met)]
 
     def _each(self, positions, answer, dtype):

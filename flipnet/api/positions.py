@@ -105,9 +105,13 @@ def _grouped(positions, game, misere, shape, fixed=None):
     texts = [_text(p, game) for p in (array.tolist() if array is not None else positions)]
     if fixed is not None:
         return [(np.arange(len(texts)), fixed, [fixed.parse(text) for text in texts])]
-    groups = {}
+    groups, boards = {}, {}
     for i, text in enumerate(texts):
-        board = _game(game, text, misere)
+        # a game per board, made once (Nim's game is made for its position's heaps)
+        shape = (text.count("/") + 1, text.find("/") if "/" in text else len(text)) if game in BOARD_GAMES else text
+        if shape not in boards:
+            boards[shape] = _game(game, text, misere)
+        board = boards[shape]
         index, states = groups.setdefault(board, ([], []))
         index.append(i)
         states.append(board.parse(text))

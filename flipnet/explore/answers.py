@@ -78,11 +78,12 @@ def model_names():
              "test_error": m.figures.get("test error")} for m in models()]
 
 
-def check_model_name(name):
-    """A model is asked for by name only: never a path, never a file the request names."""
+def check_model_name(name, known=None):
+    """A model is asked for by name only: never a path, never a file the request names.
+    `known`: the names there are (default: read now)."""
     if not MODEL_NAME.fullmatch(name or "") or ".." in name or name.endswith((".npz", ".json", ".txt")):
         raise FlipnetError(f"models are asked for by name (flipnet models lists them), not {name[:80]!r}")
-    known = {m["name"] for m in model_names()} | {"best"}
+    known = known if known is not None else {m["name"] for m in model_names()} | {"best"}
     if name not in known:
         raise FlipnetError(f"no model named {name!r}: {', '.join(sorted(known))}")
     return name
@@ -95,9 +96,12 @@ class Models:
         import threading
 
         self._loaded, self._lock = {}, threading.Lock()
+        self._names = set()  # the names there were when last read
 
     def get(self, name):
-        name = check_model_name(name)
+        if name not in self._loaded and name not in self._names:  # a model trained since: read the names again
+            self._names = {m["name"] for m in model_names()} | {"best"}
+        name = check_model_name(name, self._names)
         with self._lock:
             if name not in self._loaded:
                 self._loaded[name] = load_model(name)

@@ -2,14 +2,19 @@
 (Sprague-Grundy: the value is the XOR of theirs), exactly, as a product in the
 Walsh-Hadamard domain (the XOR convolution's transform)."""
 
+import functools
+
 import numpy as np
 
 
+@functools.cache
 def walsh_hadamard(n):
     """The n x n Walsh-Hadamard matrix: entry (s, v) is (-1)^popcount(s & v)."""
     s, v = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    parity = np.vectorize(lambda x: bin(x).count("1") & 1)(s & v)
-    return 1.0 - 2.0 * parity
+    parity = np.bitwise_count(s & v) & 1
+    matrix = 1.0 - 2.0 * parity
+    matrix.setflags(write=False)  # shared by every caller
+    return matrix
 
 
 def position_distributions(components, states, shape_probabilities, n_values):

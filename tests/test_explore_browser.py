@@ -1,0 +1,187 @@
+"""`flipnet explore` in a real browser: Playwright drives Debian's Chromium against the real
+command (its graphs on PyTensor's Python linker, as other command tests run them). What the
+page shows is checked against the API: values, moves, the network's disagreements, a whole
+game, the Nim page. FLIPNET_WRITE_SCREENSHOTS=1 keeps the page's pictures in
+data/figures/ (the README shows them: `make screenshots`)."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_cases import PYTHON_LINKER, environment
+
+import flipnet
+from flipnet.games import FlipGame
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - told, not silent
+    sync_playwright = None
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install playwright)"),
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason="no Chromium here (Debian's package chromium: .ci/run installs it)"),
+]
+FIGURES = Path(__file__).resolve().parent.parent / "data" / "figures"
+# Debian's Chromium as root, headless, with nothing that reaches for the network
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory):
+    process = subprocess.Popen([*PYTHON_LINKER, "explore", "--no-browser", "--port", "0"],
+                               cwd=tmp_path_factory.mktemp("explore"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=environment())
+    line = process.stdout.readline()
+    found = re.match(r"flipnet explore: (http://127\.0\.0\.1:\d+/)", line)
+    assert found, (line, process.stderr.read() if process.poll() is not None else "")
+    yield found.group(1)
+    process.terminate()
+    process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 960})
+    tab = context.new_page()
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert not errors, errors
+
+
+def shot(page, name):
+    if os.environ.get("FLIPNET_WRITE_SCREENSHOTS"):
+        page.screenshot(path=str(FIGURES / f"explore-{name}.png"), full_page=True)
+
+
+def shown_value(page):
+    page.wait_for_selector("#value")
+    return int(page.text_content("#value").split()[-1])
+
+
+def test_clicking_cells_shows_the_solvers_value(page, url):
+    page.goto(f"{url}?p=11111/11111/11111/11111/11111")
+    assert shown_value(page) == 0
+    game = FlipGame(5, 5)
+    state = game.start
+    for r, c in [(0, 0), (2, 2), (4, 1), (1, 3)]:
+        page.click(f"#board rect[data-r='{r}'][data-c='{c}']")
+        state ^= 1 << game.bit(r, c)
+        text = game.format(state)
+        page.wait_for_function("t => document.getElementById('text').value === t", arg=text)
+        page.wait_for_function("t => new URLSearchParams(location.search).get('p') === t", arg=text)
+        assert shown_value(page) == flipnet.value(text).value
+    exact = flipnet.value(game.format(state), moves="all")
+    assert page.locator("#board line.domino").count() == len(exact.moves)
+    assert page.locator("#board circle.win-mark").count() == len(exact.winning_moves)
+    assert page.locator("#moves tbody tr").first.get_attribute("data-move") == exact.moves[0].move  # best first
+    page.reload()  # the position is in the URL
+    assert page.input_value("#text") == game.format(state) and shown_value(page) == exact.value
+    shot(page, "board")
+
+
+def test_a_winning_move_from_the_list_is_played(page, url):
+    text = "11011/11111/00111"
+    page.goto(f"{url}?p={text}")
+    assert shown_value(page) == flipnet.value(text).value != 0
+    row = page.locator("#moves tbody tr.wins").first
+    move = row.get_attribute("data-move")
+    row.hover()
+    assert page.locator("#board line.domino.hover").get_attribute("data-move") == move
+    row.click()
+    after = next(m.position for m in flipnet.value(text).winning_moves if m.move == move)
+    page.wait_for_function("t => document.getElementById('text').value === t", arg=after)
+    assert shown_value(page) == 0
+
+
+def test_the_network_view_marks_where_it_disagrees(page, url):
+    """mlp2d against the exact values on a position where it is wrong about one move."""
+    text = "10110/10011/00010/10110/01111"
+    exact = flipnet.value(text, moves="all")
+    predicted = flipnet.load_model("mlp2d").predict([m.position for m in exact.moves])
+    wrong = {m.move for m, v in zip(exact.moves, predicted) if v != m.value}
+    assert wrong  # the page has something to mark
+    page.goto(f"{url}?p={text}&view=network&model=mlp2d")
+    page.wait_for_selector("#disagreements")
+    assert int(page.get_attribute("#disagreements", "data-count")) == len(wrong)
+    marked = {page.locator("#board g.disagree").nth(i).get_attribute("data-move")
+              for i in range(page.locator("#board g.disagree").count())}
+    assert marked == wrong
+    model_value = flipnet.load_model("mlp2d").predict(text)
+    assert page.text_content("#network-value").startswith(f"mlp2d says {model_value}")
+    page.click("input[name=view][value=exact]")
+    page.wait_for_function("() => !document.querySelector('#board g.disagree')")
+    page.goto(f"{url}?p=0010111/1011111/0101011/0010110/0010110/1000100/0100010&view=network")
+    page.wait_for_selector("#disagreements")
+    assert page.locator("#components li", has_text="a shape it never saw").count() >= 1  # told apart
+    assert page.locator("#board path.outline.unseen").count() >= 1
+    shot(page, "network")
+
+
+def test_a_whole_game_against_the_solver(page, url):
+    """The user plays the first move of the list (a winning one when there is one) against
+    the perfect player: the side that starts in a won position wins."""
+    start = "1111/1111/1110"
+    page.goto(f"{url}?p={start}")
+    shown_value(page)
+    page.select_option("#opponent", "perfect")
+    page.select_option("#first", "you")
+    page.click("#start")
+    for _ in range(40):
+        page.wait_for_timeout(150)
+        status = page.text_content("#status")
+        if "won" in status:
+            break
+        if status.startswith("Your move") and page.locator("#moves tbody tr").count():
+            page.locator("#moves tbody tr").first.click()
+    status = page.text_content("#status")
+    assert ("you won" in status) == (flipnet.value(start).value != 0), status
+    plies = page.locator("#record tbody tr").count()
+    assert plies >= 2 and not flipnet.value(page.input_value("#text"), moves="all").moves
+    values = [page.locator("#record tbody tr").nth(i).locator("td").nth(3).text_content() for i in range(plies)]
+    assert all(v in ("0", "1", "2", "3", "4") for v in values)
+    assert page.locator("#record tr.mistake").count() == 0  # best-first moves against a perfect player
+    page.click("#undo")
+    page.wait_for_function("n => document.querySelectorAll('#record tbody tr').length < n", arg=plies)
+    shot(page, "game")
+
+
+def test_the_nim_page_values_and_plays(page, url):
+    page.goto(f"{url}nim")
+    page.wait_for_selector("#value")
+    reference = flipnet.value("1,3,5,7,9", "nim", misere=True, moves="all")
+    assert page.text_content("#value") == ("a win" if reference.value else "a loss")
+    winning = {page.locator("#moves tbody tr.wins").nth(i).get_attribute("data-move")
+               for i in range(page.locator("#moves tbody tr.wins").count())}
+    assert winning == {m.move for m in reference.winning_moves}
+    page.select_option("#opponent", "es")
+    page.click("#start")
+    page.locator("#moves tbody tr").first.click()
+    page.wait_for_function("() => document.querySelectorAll('#record tbody tr').length >= 2")
+    assert page.locator("#record tbody tr").nth(1).locator("td").nth(1).text_content() == "the evolution strategy"
+    shot(page, "nim")
+    page.select_option("#game", "halfnim")
+    page.wait_for_function("() => document.getElementById('position').value === '9'")
+    page.select_option("#opponent", "neural")
+    page.select_option("#first", "ai")
+    page.click("#start")
+    page.wait_for_function("() => document.querySelectorAll('#record tbody tr').length >= 1")
+    assert page.locator("#record tbody tr").first.locator("td").nth(3).text_content() == "7"  # the perceptron's move
+    assert np.isfinite(float(page.locator("#record tbody tr").count()))
