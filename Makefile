@@ -14,7 +14,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel screenshots $(ALIASES)
 
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -58,8 +58,9 @@ endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache
 endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, ~2 min) for 6x7 and larger
 	$(FLIPNET) endgame --cells 30
 
-bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14)
+bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14); the explorer's latency
 	$(FLIPNET) bench --out results/bench.json
+	$(FLIPNET) explore --bench 200
 
 bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some)
 	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) --out results/bench-large.json
@@ -211,6 +212,9 @@ figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyo
 
 readme: $(READY) ## make compare, and rewrite the README's table and figures
 	$(FLIPNET) compare --figures data/figures --readme README.md
+
+screenshots: $(READY) ## the explorer's pictures in data/figures/, taken by its browser tests
+	FLIPNET_WRITE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/test_explore_browser.py
 
 api-docs: $(READY) ## docs/api.md from the public names' docstrings
 	$(BIN)/python -m flipnet.api.reference docs/api.md

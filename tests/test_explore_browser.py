@@ -111,40 +111,46 @@ def test_a_winning_move_from_the_list_is_played(page, url):
     assert shown_value(page) == 0
 
 
-def test_the_network_view_marks_where_it_disagrees(page, url):
-    """mlp2d against the exact values on a position where it is wrong about one move."""
-    text = "10110/10011/00010/10110/01111"
+def disagreements(page, url, name, text):
+    """The page's network view of `text` against the model's own predictions (in this
+    process) and the exact values: the marked moves are those where the two differ."""
+    model = flipnet.load_model(name)
     exact = flipnet.value(text, moves="all")
-    predicted = flipnet.load_model("mlp2d").predict([m.position for m in exact.moves])
+    predicted = model.predict([m.position for m in exact.moves])
     wrong = {m.move for m, v in zip(exact.moves, predicted) if v != m.value}
     assert wrong  # the page has something to mark
-    page.goto(f"{url}?p={text}&view=network&model=mlp2d")
+    page.goto(f"{url}?p={text}&view=network&model={model.name}")
     page.wait_for_selector("#disagreements")
     assert int(page.get_attribute("#disagreements", "data-count")) == len(wrong)
     marked = {page.locator("#board g.disagree").nth(i).get_attribute("data-move")
               for i in range(page.locator("#board g.disagree").count())}
     assert marked == wrong
-    model_value = flipnet.load_model("mlp2d").predict(text)
-    assert page.text_content("#network-value").startswith(f"mlp2d says {model_value}")
+    assert page.text_content("#network-value").startswith(f"{model.name} says {model.predict(text)}")
+
+
+def test_the_network_view_marks_where_it_disagrees(page, url):
+    disagreements(page, url, "mlp2d", "10110/10011/00010/10110/01111")  # the paper's MLP, wrong about one move
     page.click("input[name=view][value=exact]")
     page.wait_for_function("() => !document.querySelector('#board g.disagree')")
     page.goto(f"{url}?p=0010111/1011111/0101011/0010110/0010110/1000100/0100010&view=network")
     page.wait_for_selector("#disagreements")
     assert page.locator("#components li", has_text="a shape it never saw").count() >= 1  # told apart
     assert page.locator("#board path.outline.unseen").count() >= 1
+    # the best model on a 7x7 board, wrong about the position and six of its moves
+    disagreements(page, url, "best", "1100010/1001000/1011111/0110111/1101000/1111010/0110010")
     shot(page, "network")
 
 
 def test_a_whole_game_against_the_solver(page, url):
     """The user plays the first move of the list (a winning one when there is one) against
     the perfect player: the side that starts in a won position wins."""
-    start = "1111/1111/1110"
+    start = "11111/11111/11101/11111"
     page.goto(f"{url}?p={start}")
     shown_value(page)
     page.select_option("#opponent", "perfect")
     page.select_option("#first", "you")
     page.click("#start")
-    for _ in range(40):
+    for _ in range(80):
         page.wait_for_timeout(150)
         status = page.text_content("#status")
         if "won" in status:
@@ -158,9 +164,9 @@ def test_a_whole_game_against_the_solver(page, url):
     values = [page.locator("#record tbody tr").nth(i).locator("td").nth(3).text_content() for i in range(plies)]
     assert all(v in ("0", "1", "2", "3", "4") for v in values)
     assert page.locator("#record tr.mistake").count() == 0  # best-first moves against a perfect player
+    shot(page, "game")
     page.click("#undo")
     page.wait_for_function("n => document.querySelectorAll('#record tbody tr').length < n", arg=plies)
-    shot(page, "game")
 
 
 def test_the_nim_page_values_and_plays(page, url):
