@@ -18,6 +18,7 @@ from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame
 
 PUBLIC_MODULES = ["flipnet", "flipnet.api.positions", "flipnet.api.data", "flipnet.api.models"]
+pytestmark = pytest.mark.usefixtures("python_linker_module")  # the models' graphs: conftest.python_mode
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +125,7 @@ def test_bad_positions_are_one_line_errors():
 
 def test_a_timeout_is_a_timeout_error():
     with pytest.raises(TimeoutError, match="no answer within --timeout 0.05 s"):
-        flipnet.value("/".join(["1" * 7] * 7), timeout=0.05)  # the full 7x7 board takes minutes
+        flipnet.value("11111111/11111111/11111111/11110000", timeout=0.05)  # half a second of search
 
 
 def test_load_dataset_reads_the_split_and_unpacks(tmp_path, monkeypatch):
