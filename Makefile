@@ -197,9 +197,16 @@ train-es: results/es.json ## the misere Nim(5) evolution strategy -> results/es.
 results/es.json: | $(READY)
 	$(FLIPNET) train-es --out results/es.json
 
-ARENA_AGENTS := random,lowest,nimsum,optimal,es,difficulty:0.5
-arena: $(READY) ## the Nim agents, 1,000 matches per pair -> results/arena.json
-	$(FLIPNET) arena nim --misere --matches 1000 --seed 0 --out results/arena.json --agents $(ARENA_AGENTS)
+# The misere Nim(5) players against the course template's random player (random-row): the
+# template's own players, the true misere strategy, the student's ES in both readings of its
+# report, and flipnet's; as the student played them (100 matches, the player moving first)
+# and as flipnet does (1,000, who starts alternating). docs/sources.md says which is which.
+ARENA := $(FLIPNET) arena nim --misere --against random-row
+STUDENT_AGENTS := random-row,nonzero-nimsum,optimal,student-es,student-es:every-row
+ARENA_AGENTS := $(STUDENT_AGENTS),feature-es,normal-nimsum,lowest,random,difficulty:0.5
+arena: $(READY) ## the Nim agents against the template's random player -> results/arena.json, arena-student.json
+	$(ARENA) --matches 1000 --seed 0 --out results/arena.json --agents $(ARENA_AGENTS)
+	$(ARENA) --matches 100 --starts first --seed 0 --out results/arena-student.json --agents $(STUDENT_AGENTS)
 
 models: $(READY) ## the trained models that ship (data/models/), with their figures
 	$(FLIPNET) models
@@ -237,7 +244,7 @@ SEEDED_3 := mlp2d
 seed_runs = $(foreach s,$(2),results/$(1)-seed$(s).json)
 SEED_RUNS := $(foreach r,$(SEEDED_5),$(call seed_runs,$(r),$(SEEDS_5))) \
     $(foreach r,$(SEEDED_3),$(call seed_runs,$(r),$(SEEDS_3)))
-ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json)
+ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json results/arena-student-seed$(s).json)
 NIM_RUNS := $(foreach s,$(SEEDS_5),results/nim-seed$(s).json)
 BEST := convmem2d-gated12-80-distil6m-r2
 .PHONY: $(addprefix compare-seeds-,$(SEEDED_5) $(SEEDED_3) xormem2d)
@@ -260,7 +267,9 @@ results/nim-seed%.json: | $(READY)
 
 compare-seeds-arena: $(ARENA_RUNS)
 results/arena-seed%.json: | $(READY)
-	$(FLIPNET) arena nim --misere --matches 1000 --seed $* --out $@ --agents $(ARENA_AGENTS)
+	$(ARENA) --matches 1000 --seed $* --out $@ --agents $(ARENA_AGENTS)
+results/arena-student-seed%.json: | $(READY)
+	$(ARENA) --matches 100 --starts first --seed $* --out $@ --agents $(STUDENT_AGENTS)
 
 # the best model's three stages again from seed 1, each from the last, then its evaluation
 compare-seeds-best: results/eval-$(BEST)-seed1-5x5.json

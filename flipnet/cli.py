@@ -134,8 +134,9 @@ def _parse_survey_nim(sub):
 def _parse_play(sub):
     p = sub.add_parser("play", help="play a game in the console against an agent")
     p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), lowest, "
-                   "nimsum, es, difficulty:P, neural, network[:MODEL] (a trained flip model) "
+    p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), difficulty:P; nim: "
+                   "random-row, lowest, nonzero-nimsum (the course template's players), normal-nimsum, "
+                   "student-es, feature-es; neural; network[:MODEL] (a trained flip model) "
                    "(default: neural for halfnim, else optimal)")
     p.add_argument("--start", help="the starting position (halfnim: 2-127, asked if not given)")
     p.add_argument("--first", choices=("you", "ai"), help="who moves first (asked if not given; "
@@ -159,7 +160,10 @@ def _parse_arena(sub):
     p = sub.add_parser("arena", help="matches between agents: a win-rate table")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--agents", required=True, help="comma-separated, e.g. random,optimal,difficulty:0.5")
-    p.add_argument("--matches", type=int, default=100, help="per pair, alternating who starts")
+    p.add_argument("--matches", type=int, default=100, help="per pair")
+    p.add_argument("--against", metavar="AGENT", help="one of the agents: every other plays it only")
+    p.add_argument("--starts", choices=("alternate", "first"), default="alternate",
+                   help="who starts: in turn (default), or always the row's agent (the student's matches)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument("--out", help="also write the table as JSON to this file")
@@ -168,7 +172,8 @@ def _parse_arena(sub):
 
 
 def _parse_train_es(sub):
-    p = sub.add_parser("train-es", help="evolve the Nim ES agent from match results")
+    p = sub.add_parser("train-es", help="evolve flipnet's Nim policy (weights of five features) from match "
+                       "results against the course template's random player")
     p.add_argument("--heaps", default="1,3,5,7,9")
     p.add_argument("--normal", action="store_true", help="normal play (default: misere)")
     p.add_argument("--seed", type=int, default=0)
@@ -691,14 +696,16 @@ def cmd_arena(args):
     check_seed(args.seed)
     if args.out:
         check_writable(args.out)
-    record = arena_record(game, {n: _agent(n, game, args) for n in names}, args.matches, args.seed)
+    record = arena_record(game, {n: _agent(n, game, args) for n in names}, args.matches, args.seed, args.against,
+                          args.starts)
     if args.out:
         write_json(args.out, record)
     if args.json:
         print(json_text(record, indent=None), end="")
         return
+    starts = "alternating who starts" if args.starts == "alternate" else "the row's agent moving first"
     print(f"{game.name} ({game.rule} play) from {game.format(game.start)}: {args.matches} matches "
-          f"per pair, alternating who starts")
+          f"per pair, {starts}")
     print(format_table(record["win_rate"]))
 
 
@@ -706,9 +713,9 @@ def cmd_train_es(args):
     from flipnet import games
     from flipnet.base.files import check_writable
     from flipnet.base.progress import bar
-    from flipnet.play.agents import random_agent
     from flipnet.play.arena import check_has_moves
     from flipnet.play.es import check_settings, train_to_file
+    from flipnet.play.template import random_row_agent
 
     check_settings(args.seed, args.matches, args.generations)
     check_writable(args.out)
@@ -720,8 +727,8 @@ def cmd_train_es(args):
         def step(fitness):
             progress.update()
             progress.set_postfix(fitness=f"{fitness:.2f}")
-        agent = train_to_file(game, random_agent, args.seed, args.matches, args.generations, args.out, step)
-    print(f"wrote {args.out}: fitness {agent.history[-1]:.2f} against random after "
+        agent = train_to_file(game, random_row_agent, args.seed, args.matches, args.generations, args.out, step)
+    print(f"wrote {args.out}: fitness {agent.history[-1]:.2f} against the template's random player after "
           f"{args.generations} generations, {time.perf_counter() - start:.0f} s")
 
 

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from flipnet.play.agents import (difficulty_agent, lowest_agent, make_agent, nimsum_agent, optimal_agent,
+from flipnet.play.agents import (difficulty_agent, lowest_agent, make_agent, normal_nimsum_agent, optimal_agent,
                             random_agent)
 from flipnet.solve import nim_outcome
 from flipnet.play.arena import play_match, tournament, win_rate
@@ -36,16 +36,16 @@ def test_optimal_keeps_a_won_position_won():
             assert all(play_match(game, optimal_agent, random_agent, rng) == 0 for _ in range(20))
 
 
-def test_optimal_beats_random_and_nimsum_fails_under_misere():
+def test_optimal_beats_random_and_normal_nimsum_fails_under_misere():
     rng = np.random.default_rng(2)
     assert win_rate(MISERE5, optimal_agent, random_agent, 100, rng) >= 0.99
-    assert win_rate(MISERE5, nimsum_agent, random_agent, 100, rng) < 0.5
+    assert win_rate(MISERE5, normal_nimsum_agent, random_agent, 100, rng) < 0.5
 
 
-def test_lowest_and_nimsum_rules():
+def test_lowest_and_normal_nimsum_rules():
     rng = np.random.default_rng(0)
     assert lowest_agent(MISERE5, (0, 0, 4, 2), rng) == (2, 4)
-    i, k = nimsum_agent(Nim(), (1, 2, 4), rng)
+    i, k = normal_nimsum_agent(Nim(), (1, 2, 4), rng)
     after = list((1, 2, 4))
     after[i] -= k
     assert nim_outcome(after) == 0
@@ -100,7 +100,7 @@ def test_make_agent_errors():
     with pytest.raises(FlipnetError, match="difficulty:P"):
         make_agent("difficulty:x", MISERE5)
     with pytest.raises(FlipnetError, match="nosuch.json not found"):
-        make_agent("es:nosuch.json", MISERE5)
+        make_agent("feature-es:nosuch.json", MISERE5)
     with pytest.raises(FlipnetError, match="no model named 'nosuch' in results/ and none ships"):
         make_agent("network:nosuch", FlipGame(1, 20))
 
@@ -112,12 +112,12 @@ def cli(*args, stdin=""):
 
 def test_arena_json(tmp_path):
     out = tmp_path / "arena.json"
-    proc = cli("arena", "nim", "--misere", "--agents", "random,optimal,nimsum", "--matches", "20", "--json",
+    proc = cli("arena", "nim", "--misere", "--agents", "random,optimal,normal-nimsum", "--matches", "20", "--json",
                "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["win_rate"]["optimal"]["random"] >= 0.95 and data["rule"] == "misere"
-    assert set(data["win_rate"]) == {"random", "optimal", "nimsum"}
+    assert set(data["win_rate"]) == {"random", "optimal", "normal-nimsum"}
     assert json.loads(out.read_text()) == data  # the file `make compare` reads
 
 

@@ -101,7 +101,7 @@ def test_python_dash_m():
 @pytest.mark.parametrize("argv", [["--help"], ["value", "nim", "1,3,5"], ["value", "halfnim", "100"],
                                   ["value", "flip", "11011111110111111111"],
                                   ["value", "gridnim", "1101/1111/0011"], ["solve", "flip", "--shape", "1x8"],
-                                  ["arena", "nim", "--agents", "random,nimsum", "--matches", "2"]])
+                                  ["arena", "nim", "--agents", "random,normal-nimsum", "--matches", "2"]])
 def test_commands_without_networks_or_searches_do_not_load_them(argv):
     """PyTensor and Numba take most of a command's start (0.3 and 0.4 s of about 1 s):
     a command that needs neither answers without loading them."""

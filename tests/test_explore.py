@@ -119,11 +119,11 @@ def test_the_nim_games_and_their_players(server):
     assert [m["position"] for m in halfnim["moves"] if m["value"] == 0] == ["7"]
     grid = answered(server, "/api/position", {"game": "gridnim", "position": "1111/1111/1111/1111"})
     assert grid["rule"] == "misere" and grid["value"] == 0  # the source: the full board is lost
-    es = answered(server, "/api/move", {"game": "nim", "position": "1,3,5,7,9", "misere": 1, "agent": "es"})
+    es = answered(server, "/api/move", {"game": "nim", "position": "1,3,5,7,9", "misere": 1, "agent": "student-es"})
     neural = answered(server, "/api/move", {"game": "halfnim", "position": "9", "agent": "neural"})
     assert es["position"] in {m["position"] for m in nim["moves"]} and neural["position"] == "7"  # the perceptron's move
     status, data, _ = request(server, "/api/move", params={"game": "gridnim", "position": "1111/1111/1111/1111",
-                                                           "agent": "es"})
+                                                           "agent": "student-es"})
     assert status == 400 and data == {"error": "the agents of gridnim here: optimal, random"}
 
 

@@ -177,11 +177,11 @@ def test_the_nim_page_values_and_plays(page, url):
     winning = {page.locator("#moves tbody tr.wins").nth(i).get_attribute("data-move")
                for i in range(page.locator("#moves tbody tr.wins").count())}
     assert winning == {m.move for m in reference.winning_moves}
-    page.select_option("#opponent", "es")
+    page.select_option("#opponent", "student-es")
     page.click("#start")
     page.locator("#moves tbody tr").first.click()
     page.wait_for_function("() => document.querySelectorAll('#record tbody tr').length >= 2")
-    assert page.locator("#record tbody tr").nth(1).locator("td").nth(1).text_content() == "the evolution strategy"
+    assert page.locator("#record tbody tr").nth(1).locator("td").nth(1).text_content() == "the student's evolution strategy"
     shot(page, "nim")
     page.select_option("#game", "halfnim")
     page.wait_for_function("() => document.getElementById('position').value === '9'")

@@ -19,7 +19,8 @@ MAX_OBJECTS = 1000  # Nim: every move is listed (the console's bound)
 MAX_HEAPS = 20
 GRIDNIM_CELLS = 25  # grid Nim is solved by a table of its full cells
 GAMES = ("flip", "nim", "halfnim", "gridnim")
-AGENTS = {"flip": ("perfect", "network", "random"), "nim": ("optimal", "es", "random"),
+AGENTS = {"flip": ("perfect", "network", "random"),
+          "nim": ("optimal", "student-es", "feature-es", "nonzero-nimsum", "random-row"),
           "halfnim": ("optimal", "neural", "random"), "gridnim": ("optimal", "random")}
 MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]{0,79}")
 

@@ -1,14 +1,17 @@
 """Policies: callables `(game, state, rng) -> move`, each choosing among legal moves.
 
-`random` plays uniformly; `optimal` plays a winning move when there is one (for every
-game flipnet can value: flip, grid Nim, HalfNim, Nim) and a random move otherwise (for
-HalfNim that is the C++ program's DP: there is one winning move at most); `neural` plays
-what a trained network says. `AGENTS` names them, with the games each one can play.
+`random` plays uniformly over the legal moves; `optimal` plays a winning move when there
+is one (for every game flipnet can value: flip, grid Nim, HalfNim, Nim) and a random move
+otherwise (for HalfNim that is the C++ program's DP: there is one winning move at most);
+`neural` plays what a trained network says. The course template's Nim players are in
+`template.py`, the student's evolution strategy in `student_es.py`, flipnet's own evolved
+policy in `es.py`. `AGENTS` names them all, with the games each one can play.
 """
 
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.play.template import lowest_agent, nonzero_nimsum_agent, random_row_agent
 from flipnet.solve import nim_sum, nim_winning_moves, winning_moves
 from flipnet.solve.position import check_reach
 
@@ -25,13 +28,7 @@ def optimal_agent(game, state, rng):
     return random_agent(game, state, rng)
 
 
-def lowest_agent(game, state, rng):
-    """The course template's fixed rule: everything from the lowest non-empty row."""
-    i = next(i for i, h in enumerate(state) if h)
-    return (i, state[i])
-
-
-def nimsum_agent(game, state, rng):
+def normal_nimsum_agent(game, state, rng):
     """Normal-play nim-sum: move to nim-sum 0 when possible (random among such moves),
     else at random. Optimal in normal play, not in misere play."""
     zero = nim_winning_moves(state) if nim_sum(state) else []
@@ -85,12 +82,20 @@ def _difficulty(arg, paths, game):
         raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {arg!r}") from None
 
 
-def _es(arg, paths, game):
+def _feature_es(arg, paths, game):
     from flipnet.base.shipped import resolve
     from flipnet.play.es import ESAgent
 
     path, _ = resolve(arg or paths.get("es") or "es", suffix=".json")
     return ESAgent.load(path)
+
+
+def _student_es(arg, paths, game):
+    from flipnet.play.student_es import StudentES
+
+    if not game.misere:
+        raise FlipnetError("the student's ES plays misere Nim only (its fitness is the misere strategy's)")
+    return StudentES(arg or "as-written")
 
 
 def _neural_halfnim(arg, paths, game):
@@ -142,9 +147,13 @@ AGENTS = {
     "optimal": {None: _exact(_simple(optimal_agent))},
     "perfect": {None: _exact(_simple(optimal_agent))},
     "difficulty": {None: _exact(_difficulty)},
+    # the course template's players (template.py)
+    "random-row": {"nim": _simple(random_row_agent)},
     "lowest": {"nim": _simple(lowest_agent)},
-    "nimsum": {"nim": _simple(nimsum_agent)},
-    "es": {"nim": _es},
+    "nonzero-nimsum": {"nim": _simple(nonzero_nimsum_agent)},
+    "normal-nimsum": {"nim": _simple(normal_nimsum_agent)},
+    "student-es": {"nim": _student_es},  # the student's per-move ES; :every-row for the other reading
+    "feature-es": {"nim": _feature_es},  # flipnet's evolved weights of five features (es.json)
     "neural": {"halfnim": _neural_halfnim, "flip": _neural_flip},
     "network": {"flip": _neural_flip},
 }
@@ -153,13 +162,13 @@ DEFAULT_NETWORKS = {False: ("best", "convmem2d", "xormem2d", "mlp2d-fast"), True
 
 
 def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one_ply=False):
-    """An agent from its name: random, optimal (or perfect), lowest, nimsum, es[:PATH],
-    difficulty:P, neural[:PATH], network[:NAME] (flip: a trained model by name or path,
-    by default the shipped best one for its board; `one_ply`: with its lookahead)."""
+    """An agent from its name (`AGENTS`): random, optimal (or perfect), difficulty:P, the
+    template's random-row, lowest and nonzero-nimsum, normal-nimsum, student-es[:READING],
+    feature-es[:PATH], neural[:PATH], network[:NAME] (flip: a trained model by name or
+    path, by default the shipped best one for its board; `one_ply`: with its lookahead)."""
     name, _, arg = spec.partition(":")
     if name not in AGENTS:
-        raise FlipnetError(f"unknown agent {spec!r}: choose from random, optimal, lowest, nimsum, "
-                           f"es, difficulty:P, neural, network")
+        raise FlipnetError(f"unknown agent {spec!r}: choose from {', '.join(AGENTS)} (difficulty:P)")
     by_game = AGENTS[name]
     factory = by_game.get(game.name) or by_game.get(None)
     if factory is None:

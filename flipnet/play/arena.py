@@ -1,4 +1,6 @@
-"""Matches between agents: who wins, and win-rate tables over every pair."""
+"""Matches between agents: who wins, and win-rate tables over every pair (or of every
+agent against one), the starts alternating (flipnet's protocol) or the row's agent always
+moving first (the student's matches)."""
 
 import itertools
 
@@ -9,6 +11,7 @@ from flipnet.base.errors import FlipnetError
 from flipnet.games import stuck_player_wins
 
 MAX_MATCHES = 1_000_000  # per pair
+STARTS = ("alternate", "first")
 
 
 def play_match(game, first, second, rng, state=None):
@@ -23,22 +26,34 @@ def play_match(game, first, second, rng, state=None):
     return stuck if stuck_player_wins(game) else stuck ^ 1
 
 
-def win_rate(game, agent, opponent, matches, rng):
-    """Fraction of `matches` that `agent` wins, starting every other one."""
+def win_rate(game, agent, opponent, matches, rng, starts="alternate"):
+    """Fraction of `matches` that `agent` wins, starting every other one ("alternate") or
+    every one ("first")."""
     wins = 0
     for i in range(matches):
-        if i % 2 == 0:
+        if i % 2 == 0 or starts == "first":
             wins += play_match(game, agent, opponent, rng) == 0
         else:
             wins += play_match(game, opponent, agent, rng) == 1
     return wins / matches
 
 
-def tournament(game, agents, matches, seed=0):
-    """{A: {B: fraction of A's wins against B}} for every ordered pair of named agents."""
+def tournament(game, agents, matches, seed=0, against=None, starts="alternate"):
+    """{A: {B: fraction of A's wins against B}}: for every pair of named agents, or with
+    `against` (a name among them) for every other agent against that one. When the row's
+    agent always moves first, A against B and B against A are two series of matches."""
     game.check_playable(game.start)
     rng = np.random.default_rng(seed)
     table = {a: {} for a in agents}
+    if against is not None:
+        for a in agents:
+            if a != against:
+                table[a][against] = win_rate(game, agents[a], agents[against], matches, rng, starts)
+        return {a: rates for a, rates in table.items() if rates}
+    if starts == "first":
+        for a, b in itertools.permutations(agents, 2):
+            table[a][b] = win_rate(game, agents[a], agents[b], matches, rng, starts)
+        return table
     for a, b in itertools.combinations(agents, 2):
         rate = win_rate(game, agents[a], agents[b], matches, rng)
         table[a][b], table[b][a] = rate, 1 - rate
@@ -63,18 +78,22 @@ def check_matches(matches):
     return check_range("--matches", matches, 1, MAX_MATCHES)
 
 
-def arena_record(game, agents, matches, seed):
-    """The win-rate table of every pair with what made it: the game, its start, the seed."""
-    table = tournament(game, agents, check_matches(matches), check_seed(seed))
-    return {"game": game.name, "rule": game.rule, "start": game.format(game.start),
-            "matches": matches, "seed": seed, "win_rate": table}
+def arena_record(game, agents, matches, seed, against=None, starts="alternate"):
+    """The win-rate table with what made it: the game, its start, the seed, who starts."""
+    if against is not None and against not in agents:
+        raise FlipnetError(f"--against {against}: not one of the agents {', '.join(agents)}")
+    table = tournament(game, agents, check_matches(matches), check_seed(seed), against, starts)
+    return {"game": game.name, "rule": game.rule, "start": game.format(game.start), "matches": matches,
+            "starts": starts, "seed": seed, "win_rate": table}
 
 
 def format_table(table):
     names = list(table)
-    width = max(8, *(len(n) for n in names)) + 1
-    lines = ["row's win rate against column".rjust(0), " " * width + "".join(n.rjust(width) for n in names)]
+    columns = list(dict.fromkeys(b for rates in table.values() for b in rates))
+    columns = [b for b in names if b in columns] + [b for b in columns if b not in names]
+    width = max(8, *(len(n) for n in names + columns)) + 1
+    lines = ["row's win rate against column", " " * width + "".join(n.rjust(width) for n in columns)]
     for a in names:
-        cells = "".join(("-" if a == b else f"{table[a][b]:.2f}").rjust(width) for b in names)
+        cells = "".join((f"{table[a][b]:.2f}" if b in table[a] else "-").rjust(width) for b in columns)
         lines.append(a.ljust(width) + cells)
     return "\n".join(lines)

@@ -1,8 +1,9 @@
-"""A (1 + lambda) evolution strategy that learns to play Nim from match results.
+"""flipnet's own evolution strategy for Nim: a (1 + lambda) ES that learns a policy from
+match results (`feature-es`; the student's per-move search is `student_es.py`).
 
 The student's ES (docs/sources.md section 4) weighted the choices of each row and scored
 them with hand-written rules. Here the fitness is measured play: the win rate of
-matches against the random player. An individual is the weight vector of a linear
+matches against the course template's random player (`template.random_row_agent`). An individual is the weight vector of a linear
 policy over features of the position a move leaves (the move with the highest score is
 played, ties broken at random); mutation adds Gaussian noise (sigma 0.01) to each weight
 with probability 0.5; lambda = 5 children per generation, 1000 / lambda generations.

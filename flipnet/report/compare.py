@@ -37,15 +37,16 @@ def _gridnim4():
 
 
 def _hand_set_es_vs_random():
-    """The ES agent's policy with weights set by hand to the misere strategy (move to
-    nim-sum 0; at the end leave an odd number of 1-heaps): its win rate against random
-    play, 100 matches, seed 0, as `make arena` measures the evolved agent."""
+    """flipnet's evolved policy with weights set by hand to the misere strategy (move to
+    nim-sum 0; at the end leave an odd number of 1-heaps): its win rate against the
+    template's random player, 1,000 matches alternating who starts, seed 0, as `make arena`
+    measures the evolved weights."""
     from flipnet.games import Nim
-    from flipnet.play.agents import random_agent
     from flipnet.play.arena import win_rate
     from flipnet.play.es import HAND_SET, ESAgent
+    from flipnet.play.template import random_row_agent
 
-    return win_rate(Nim(misere=True), ESAgent(HAND_SET), random_agent, 100, np.random.default_rng(0))
+    return win_rate(Nim(misere=True), ESAgent(HAND_SET), random_row_agent, 1000, np.random.default_rng(0))
 
 
 COMPUTED = {
@@ -183,6 +184,28 @@ def _selection(claim, record):
     return how_chosen(claim, record, shown)
 
 
+def also_text(claim, files):
+    """The claim's other figures (`also`: the same agents under another protocol or
+    reading), each with its spread over the claim's seed runs, for the how-chosen cell."""
+    parts = []
+    for also in claim.get("also", []):
+        path = files.path(also["file"])
+        if path is None:
+            continue
+        values = [read_field(path, also["field"])]
+        for seed in claim.get("seeds", {}).get("seeds", []) if "runs" in also else []:
+            run = files.path(also["runs"].format(seed=seed))
+            if run is not None:
+                values.append(read_field(run, also["field"]))
+        s = spread(values)
+        text = show(values[0], claim.get("format"))
+        if s["n"] > 1:
+            low, high = (show(s[end], claim.get("format")).rstrip("%") for end in ("min", "max"))
+            text = f"median {show(s['median'], claim.get('format'))} [{low}..{high}], {s['n']} runs"
+        parts.append(f"{also['label']}: {text}")
+    return "; ".join(parts)
+
+
 def compare(claims, results_dir="results"):
     """A Row per claim; `results_dir`: a folder, or a ResultFiles that falls back on the
     shipped results."""
@@ -193,7 +216,7 @@ def compare(claims, results_dir="results"):
         row.shipped = files.is_shipped(path)
         row.baseline = _baseline(claim, files)
         record = run_of(claim, files)  # the run behind the figure: how it was chosen, its seed
-        row.selection = _selection(claim, record)
+        row.selection = "; ".join(part for part in (_selection(claim, record), also_text(claim, files)) if part)
         row.seed = (record or {}).get("seed")
         versus = None
         if row.ours is not None and "versus" in claim:

@@ -6,7 +6,9 @@
   const $ = (id) => document.getElementById(id);
   const {ask, el, svg} = flipnet;
   const GAMES = {
-    nim: {start: "1,3,5,7,9", agents: {optimal: "the optimal player", es: "the evolution strategy", random: "a random player"},
+    nim: {start: "1,3,5,7,9", agents: {optimal: "the optimal player", "student-es": "the student's evolution strategy",
+      "feature-es": "flipnet's evolved policy", "nonzero-nimsum": "the course template's optimal",
+      "random-row": "the course template's random player"},
       rules: "Take any number of objects from one heap. Normal play: whoever takes the last object wins; misère: loses. Moves are written COUNT@HEAP."},
     halfnim: {start: "9", agents: {neural: "the NIM perceptron", optimal: "the optimal player (the C++ DP)", random: "a random player"},
       rules: "One pile: take from 1 to half of it (rounded down). Whoever faces a single block cannot move and loses; the lost piles are 2^j - 1."},
