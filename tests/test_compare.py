@@ -161,10 +161,28 @@ def test_how_chosen_is_written_from_the_run_and_shows_a_computed_figure(tmp_path
     monkeypatch.setitem(compare.COMPUTED, "es_hand_set_vs_random", lambda: 0.99)
     arena = claim(measure={"file": "arena.json", "field": "win_rate.es.random"}, why="hand-set: {es_hand_set_vs_random}")
     (tmp_path / "arena.json").write_text(json.dumps({"win_rate": {}, "matches": 1000, "seed": 0}))
-    assert compare._selection(arena, run_of(arena, files)) == "1,000 matches per pair, seed 0; hand-set: 99.00%"
+    assert compare._selection(arena, run_of(arena, files)) == \
+        "1,000 matches, alternating who starts, seed 0; hand-set: 99.00%"
+    (tmp_path / "arena.json").write_text(json.dumps({"win_rate": {}, "matches": 100, "starts": "first", "seed": 2}))
+    assert compare._selection(arena, run_of(arena, files)) == "100 matches moving first, seed 2; hand-set: 99.00%"
     computed = claim(measure={"computed": "gridnim4_winning"})
     assert compare._selection(computed, run_of(computed, files)) == "computed exactly on the spot"
     assert compare._selection(claim(why="a reason"), None) == "a reason"  # not run yet
+
+
+def test_a_claims_other_protocol_is_shown_with_its_median_and_range(tmp_path):
+    """`also`: the same figure under another protocol, over the claim's runs (the seeds
+    present), beside how the shown one was chosen; a file not made yet is left out."""
+    from flipnet.report.sources import ResultFiles
+
+    for name, value in {"arena.json": 0.7, "arena-seed1.json": 0.5, "arena-seed2.json": 0.9}.items():
+        (tmp_path / name).write_text(json.dumps({"win_rate": {"a": {"b": value}}, "matches": 10, "seed": 0}))
+    also = {"file": "arena.json", "runs": "arena-seed{seed}.json", "field": "win_rate.a.b", "label": "1,000 alternating"}
+    one = claim(format="percent", also=[also, {**also, "file": "missing.json", "label": "gone"}],
+                seeds={"runs": "x{seed}.json", "seeds": [1, 2, 3], "command": "c"})
+    assert compare.also_text(one, ResultFiles(tmp_path)) == "1,000 alternating 70.00% [50.00..90.00]"
+    alone = claim(format="percent", also=[{k: v for k, v in also.items() if k != "runs"}])
+    assert compare.also_text(alone, ResultFiles(tmp_path)) == "1,000 alternating 70.00%"
 
 
 def test_hand_set_es_weights_play_the_misere_strategy():
@@ -186,7 +204,8 @@ def test_the_paper_claims_file_is_complete():
     claims = compare.load_claims(ROOT / "data" / "paper.json")
     ids = {c["id"] for c in claims}
     assert {"conv1d", "fc1d", "mlp2d", "logreg2d", "convmlp2d", "gridnim-winning", "gridnim-losing",
-            "gridnim-full", "dp-time", "nim-perceptron", "nimsum-vs-random", "es-vs-random"} <= ids
+            "gridnim-full", "dp-time", "nim-perceptron", "template-optimal-vs-random", "optimal-vs-random",
+            "es-vs-random", "feature-es-vs-random"} <= ids
     for c in claims:
         assert c["source"] and c["rule"] in compare.RULES and "selection" not in c  # generated, not typed
         assert not re.search(r"\d[.,]?\d*%", c.get("why", "")), c["id"]  # no figure of flipnet's

@@ -26,8 +26,8 @@ def facts(record):
     if "config" in record and "recipe" in record:
         return _training(record)
     if "win_rate" in record:
-        starts = "moving first" if record.get("starts") == "first" else "alternating who starts"
-        return f"{record['matches']:,} matches, {starts}, seed {record['seed']}"
+        starts = " moving first" if record.get("starts") == "first" else ", alternating who starts"
+        return f"{record['matches']:,} matches{starts}, seed {record['seed']}"
     if "diff_winning" in record:
         return f"seed {record['seed']}, {record['epochs']:,} epochs"
     if "machine" in record:

@@ -186,7 +186,7 @@ def _selection(claim, record):
 
 def also_text(claim, files):
     """The claim's other figures (`also`: the same agents under another protocol or
-    reading), each with its spread over the claim's seed runs, for the how-chosen cell."""
+    reading), each the median and range over the claim's runs, for the how-chosen cell."""
     parts = []
     for also in claim.get("also", []):
         path = files.path(also["file"])
@@ -199,10 +199,10 @@ def also_text(claim, files):
                 values.append(read_field(run, also["field"]))
         s = spread(values)
         text = show(values[0], claim.get("format"))
-        if s["n"] > 1:
+        if s["n"] > 1:  # the median and range over the same runs as the row's
             low, high = (show(s[end], claim.get("format")).rstrip("%") for end in ("min", "max"))
-            text = f"median {show(s['median'], claim.get('format'))} [{low}..{high}], {s['n']} runs"
-        parts.append(f"{also['label']}: {text}")
+            text = f"{show(s['median'], claim.get('format'))} [{low}..{high}]"
+        parts.append(f"{also['label']} {text}")
     return "; ".join(parts)
 
 
