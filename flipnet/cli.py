@@ -750,7 +750,7 @@ def cmd_endgame(args):
 
     start = time.perf_counter()
     boxes = BOX_SETS[args.cells] if args.cells else None
-    endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print)
+    endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print, full_check=True)
     print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
           f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")
 

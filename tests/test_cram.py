@@ -331,14 +331,22 @@ def test_canonical_form_ignores_place_and_symmetry():
 def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
     import flipnet.solve.cram as cram
 
-    monkeypatch.setattr(cram, "LARGE_TABLE_FROM", 12)
-    monkeypatch.setattr(cram, "LARGE_TABLE_LOG", 14)
+    monkeypatch.setattr(cram, "table_log", lambda cells, side: 14 if cells >= 12 else 10)
     game, values = FlipGame(3, 4), table(FlipGame(3, 4))
     growing, fixed = CramSolver(progress=False, tt_log=10, grow_table=True), CramSolver(progress=False, tt_log=10)
     assert growing.value(game.cells(0b011101110111)) == values[0b011101110111]  # 9 cells: stays
     assert growing.tt.shape[0] == 1 << 10
     assert growing.value(full(3, 4)) == values[(1 << 12) - 1] == fixed.value(full(3, 4))  # 12 cells: grows
     assert growing.tt.shape[0] == 1 << 14 and growing.tt_log == 14 and fixed.tt.shape[0] == 1 << 10
+    assert growing.value(full(2, 4)) == 0 and growing.tt_log == 14  # a smaller one later: the table stays
+
+
+def test_the_table_grows_with_the_search():
+    from flipnet.solve.cram import MAX_TABLE_LOG, MIN_TABLE_LOG, table_log
+
+    logs = [table_log(cells, 5) for cells in range(2, 65)]
+    assert logs == sorted(logs) and logs[0] == MIN_TABLE_LOG and logs[-1] == MAX_TABLE_LOG
+    assert table_log(42, 3) < table_log(42, 5) < table_log(42, 6)  # a thick box visits more positions
 
 
 def mapping_of(address):

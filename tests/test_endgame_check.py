@@ -126,3 +126,31 @@ def test_flipnet_endgame_checks_what_it_claims_to_check(tmp_path):
     again = endgame()
     assert again.returncode == 0 and len(again.stdout.splitlines()) == 1  # sound now: loaded, not built
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cram-endgame.bin", "cram-endgame.json"]
+
+
+def test_a_stamped_database_is_trusted_without_reading_it_until_a_write(tmp_path, monkeypatch):
+    """After its full check the file is stamped; a process then reads no block to trust it.
+    Every write that keeps its length is still seen: random small values over a whole
+    table (of the right length), and a write whose mtime is set back to the stamp's."""
+    from flipnet.solve.cram import endgame as module
+
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    Endgame.is_built(tmp_path)  # the build's own check stamped it
+    assert _meta(tmp_path)["stamp"]
+    reads = []
+    real = module._block_crcs
+    monkeypatch.setattr(module, "_block_crcs", lambda data: reads.append(1) or real(data))
+    assert Endgame.is_built(tmp_path) and reads == []  # one stat, no block read
+    Endgame.load_or_build(tmp_path, full_check=True)
+    assert reads == [1]  # `flipnet endgame` reads every block
+    data = np.memmap(_bin(tmp_path), dtype=np.uint8, mode="r+")
+    data[4096:] = np.random.default_rng(0).integers(0, 4, size=4096)  # the 3x4 table: values it could hold
+    data.flush()
+    del data
+    assert not Endgame.is_built(tmp_path)
+    Endgame.load_or_build(tmp_path)  # built again
+    stamp = _meta(tmp_path)["stamp"]
+    _edit_bytes(FULL_3X4, 0)(tmp_path)
+    import os
+    os.utime(_bin(tmp_path), ns=(stamp[3], stamp[3]))  # the mtime set back: the ctime moved on
+    assert not Endgame.is_built(tmp_path)

@@ -34,11 +34,24 @@ ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the
 # From this many cells the 30-cell database pays: 6x7 (42) was answered in 7 min with it and
 # not in 10 with the 28-cell one, so a solver holding the smaller set says so once
 LARGE_ENDGAME_FROM = 40
-# From this many cells a growing solver takes a larger table: 7x7 (49 cells) was answered
-# in 52 min with 2^28 entries and not in 68 min with 2^26; 6x7 (42) takes 7 min with 2^26.
-LARGE_TABLE_FROM, LARGE_TABLE_LOG = 45, 28  # 2^28 entries: 4.3 GB, in pages as they are used
+# A growing solver's table: about as many entries as its largest search visits positions
+# (docs/cram.md, step 9). Mapping a table costs, and a larger one than the search needs is
+# slower to probe too (5x7 searched 0.50 s with 2^20 or 2^22 entries, and in 0.59 s with
+# 2^26, plus 1.6 s to map it); one too small loses facts it has to find again.
+MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 28  # 16 MB .. 4.3 GB
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
+
+
+def table_log(cells, side):
+    """log2 of the table's entries for a search of a component of `cells` cells whose box's
+    shorter side is `side`. The positions a search visits grow with the cells, and faster
+    on a thick board than a thin one (42 cells: 3x14 visits 0.6 million, 6x7 50 million);
+    measured with two workers (docs/cram.md, step 9): 5x8 fastest with 2^22, 4x11 with 2^24
+    (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28)."""
+    log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else 28
+    log += 2 if side >= 6 else -2 if side <= 3 else 0
+    return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
 
 
 def _kayles_table(n):
@@ -51,8 +64,8 @@ class CramSolver:
     `endgame`: an `Endgame` (default: none; `Endgame.load_or_build()` for the full one);
     `tt_log`: log2 of the transposition table's entries (2^26: 1.1 GB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit); `auto_endgame`: load
-    the database when a component of ENDGAME_FROM cells comes; `grow_table`: take 2^LARGE_TABLE_LOG
-    entries when one of LARGE_TABLE_FROM cells comes; `workers`: 2 to search each component
+    the database when a component of ENDGAME_FROM cells comes; `grow_table`: take a larger table
+    when a larger component comes (`table_log`); `workers`: 2 to search each component
     with two threads sharing the table, each leaving aside for later what the other is
     searching (the values are the same; only the time depends on the threads' race).
     """
@@ -167,7 +180,8 @@ class CramSolver:
     def _prepare_for(self, parts):
         """Load the database, grow the table and map its pages, as these components call for."""
         # straight runs need no search, so they never call for the database or the table
-        largest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1), default=0)
+        searched = [(bin(int(bits)).count("1"), min(h, w)) for bits, h, w in parts if min(h, w) > 1]
+        largest, side = max(searched, default=(0, 0))
         if self.auto_endgame and largest >= ENDGAME_FROM:
             self.use_endgame()
         if largest >= LARGE_ENDGAME_FROM and self._wants_larger_endgame():
@@ -176,8 +190,8 @@ class CramSolver:
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
                   file=sys.stderr)
-        if self.grow_table and largest >= LARGE_TABLE_FROM:
-            self.use_table(LARGE_TABLE_LOG)
+        if self.grow_table and largest:
+            self.use_table(table_log(largest, side))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             populate(self.tt)  # two workers faulting pages in one by one wait for each other
             self._populated = self.tt
@@ -487,12 +501,12 @@ def solver():
     """The process's solver: one transposition table for every question it is asked
     (the optimal player asks one per move; a dataset, one per position). It takes the
     endgame database when a component of 30 cells or more comes, unless FLIPNET_ENDGAME=off,
-    and the large table when one of 45 cells or more comes."""
+    and a table sized to the largest component it has been asked about (`table_log`)."""
     import os
 
     if "solver" not in _SHARED:
         _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
-                                       grow_table=True)
+                                       grow_table=True, tt_log=MIN_TABLE_LOG)
     return _SHARED["solver"]
 
 
