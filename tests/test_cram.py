@@ -14,6 +14,7 @@ from flipnet.games import FlipGame
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver, bits, components, search
 from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.cram.keys import shape_cols, shape_rows
 from flipnet.solve.kayles import dawson_kayles
 
 # Published nimbers of full rectangles (docs/sources.md): Dawson's Kayles for 1 x n,
@@ -148,7 +149,8 @@ def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
     metas = solver.tt[(solver.tt[:, search.META] & np.uint64(0xFFFF)) != 0, search.META]
     known = excluding = 0
     for key, meta in zip(search.stored_keys(solver.tt).tolist(), metas):
-        h, w = int(meta) >> 7 & 127, int(meta) & 127
+        shape = int(meta) & 0xFFFF  # the entry's shape word
+        h, w = shape_rows(shape), shape_cols(shape)
         assert h <= 5 and w <= 5
         state = sum(1 << (i // w * 5 + i % w) for i in range(h * w) if key >> i & 1)
         nimber, value, excluded = int(table_5x5[state]), search.tt_value(meta), int(search.tt_excluded(meta))
@@ -325,7 +327,7 @@ def test_canonical_form_ignores_place_and_symmetry():
             keys.add(bits.canonical(np.uint64(mask), 8, 8, rows, trows))
     assert len(keys) == 1
     (key_bits, key_shape), = keys
-    assert key_shape >> 7 <= key_shape & 127  # canonical boxes lie with h <= w
+    assert shape_rows(key_shape) <= shape_cols(key_shape)  # canonical boxes lie with h <= w
 
 
 def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
@@ -459,7 +461,7 @@ def test_limits_and_time_outs():
 def _patient(seconds):
     """A kernel that works `seconds` unless it is stopped first (False: stopped)."""
     def kernel(ctx):
-        control = ctx[5]
+        control = ctx.control
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
             if control[search.STOP]:
@@ -597,3 +599,22 @@ def test_warm_compiles_the_kernels_a_question_needs():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[0,", "0]", "[True,", "True]"]
+
+
+def test_the_shape_codec_reads_back_what_it_writes():
+    """The search's shape word and the datasets' packed key (solve/cram/keys.py), both ways,
+    against the datasets' vectorized reading of the same keys."""
+    from flipnet.datasets.components import key_shape
+    from flipnet.solve.cram.keys import KEY_BITS, key_frame, packed_key, shape_word
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        h, w = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        cells = (1 << (h * w)) - 1
+        state = int(rng.integers(1, cells + 1))
+        shape = shape_word(h, w)
+        assert (shape_rows(shape), shape_cols(shape)) == (h, w)
+        key = packed_key(np.uint64(state), shape)
+        assert key_frame(key) == (state, h, w)
+        assert [int(x[0]) for x in key_shape([key])] == [h, w, bin(state).count("1")]
+        assert int(key) >> KEY_BITS != 0  # the sides sit above the cells

@@ -5,8 +5,8 @@ cells, and a full cell with no full neighbour is worth nothing. So a position ca
 handed to a model as the list of its groups of two or more cells, each named by its
 shape's key: the Cram solver's canonical form (`solve.cram.bits.canonical`: the image
 under rotation and reflection, moved to the corner, that lies with h <= w and has the
-smallest bits), packed into one integer as bits | h << 52 | w << 58. The key is the same
-wherever, however and on whatever board a shape lies, so what a model learns of a shape
+smallest bits), packed into one integer (`solve.cram.keys.packed_key`: bits | h << 52 |
+w << 58). The key is the same wherever, however and on whatever board a shape lies, so what a model learns of a shape
 on 5x5 boards it knows on 7x7 ones. Shapes of up to 52 cells of box have a key (any
 board up to 7x7).
 """
@@ -15,9 +15,10 @@ import numpy as np
 from numba import njit
 
 from flipnet.solve.cram.bits import canonical, neighbours, split
+from flipnet.solve.cram.keys import KEY_BITS, MAX_KEY_BOX, key_frame, key_sides, packed_key, shape_cols, shape_rows
 
-BITS = 52  # bits of a packed key that hold the shape's cells
-MAX_BOX = BITS
+BITS = KEY_BITS  # bits of a packed key that hold the shape's cells
+MAX_BOX = MAX_KEY_BOX
 
 
 @njit(cache=True)
@@ -46,10 +47,10 @@ def _keys(masks, h, w, out):
     for i in range(masks.size):
         if masks[i]:
             bits, shape = canonical(masks[i], h, w, rows, trows)
-            if (shape >> 7) * (shape & 127) > 52:
+            if shape_rows(shape) * shape_cols(shape) > MAX_KEY_BOX:
                 too_large += 1
                 continue
-            out[i] = bits | (np.uint64(shape >> 7) << np.uint64(52)) | (np.uint64(shape & 127) << np.uint64(58))
+            out[i] = packed_key(bits, shape)
     return too_large
 
 
@@ -60,8 +61,7 @@ def _render(keys, stride, out):
         key = keys[i]
         if key == 0:
             continue
-        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
-        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
+        bits, h, w = key_frame(key)
         mask = np.uint64(0)
         for r in range(h):
             row = (bits >> np.uint64(r * w)) & ((np.uint64(1) << np.uint64(w)) - np.uint64(1))
@@ -71,11 +71,7 @@ def _render(keys, stride, out):
 
 def key_shape(keys):
     """(h, w, cells) of each key."""
-    keys = np.asarray(keys, dtype=np.uint64)
-    h = (keys >> np.uint64(52)) & np.uint64(63)
-    w = keys >> np.uint64(58)
-    cells = np.bitwise_count(keys & np.uint64((1 << BITS) - 1))
-    return h.astype(np.int64), w.astype(np.int64), cells.astype(np.int64)
+    return key_sides(keys)
 
 
 class Components:
@@ -252,8 +248,7 @@ def _options(keys, option_start, part_start, part_keys, fill):
         if fill:
             option_start[i] = n_options
         key = keys[i]
-        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
-        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
+        bits, h, w = key_frame(key)
         for vertical in range(2):
             step = np.uint64(w) if vertical else np.uint64(1)
             if vertical:
@@ -271,8 +266,7 @@ def _options(keys, option_start, part_start, part_keys, fill):
                 for k in range(split(bits & ~(low | (low << step)), h, w, parts)):
                     if fill:
                         pb, ps = canonical(parts[k], h, w, rows, trows)
-                        part_keys[n_parts] = pb | (np.uint64(ps >> 7) << np.uint64(52)) | \
-                            (np.uint64(ps & 127) << np.uint64(58))
+                        part_keys[n_parts] = packed_key(pb, ps)
                     n_parts += 1
                 n_options += 1
     if fill:

@@ -13,6 +13,8 @@ per shape and kept in a `ShapeTable` that grows as new shapes are met.
 import numpy as np
 from numba import njit
 
+from flipnet.solve.cram.keys import key_frame
+
 PATTERNS = 256
 FEATURES = PATTERNS + 5 + 6
 
@@ -22,8 +24,7 @@ def _describe(keys, out):
     grid = np.zeros((66, 66), np.uint8)
     for i in range(keys.size):
         key = keys[i]
-        h, w = np.int64((key >> np.uint64(52)) & np.uint64(63)), np.int64(key >> np.uint64(58))
-        bits = key & ((np.uint64(1) << np.uint64(52)) - np.uint64(1))
+        bits, h, w = key_frame(key)
         grid[:h + 2, :w + 2] = 0
         cells = 0
         for r in range(h):

@@ -3,33 +3,26 @@
 `CramSolver` splits a position into connected components, gives each its own frame (its
 bounding box, at most 64 cells), and asks the Numba search (`search`) for the nimber of
 each, with the endgame database (`endgame`) and a transposition table shared by every
-question the solver is asked. The search runs in a worker thread while this thread shows
-progress on stderr, enforces `timeout` (one search) and `time_limit` (a whole question)
-and turns Ctrl-C into a clean stop.
+question the solver is asked. The search runs in worker threads that `supervisor` watches:
+progress on stderr, `timeout` (one search) and `time_limit` (a whole question), Ctrl-C and
+`cancel` turned into a clean stop.
 """
 
 import contextlib
 import sys
 import threading
-import time
 
 import numpy as np
 
-from flipnet.base import signals
 from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
-from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, zeroed_table
+from flipnet.solve.cram.supervisor import Supervisor
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
 MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
-PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
-# Seconds a kernel has to answer a stop (a timeout, Ctrl-C): it reads the flag at every
-# position, but one that has not begun (Numba compiling it, a minute the first time a
-# database is read) cannot, so the caller leaves it behind after this long
-STOP_GRACE = 1.0
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 # From this many cells the 30-cell database pays: 6x7 (42) was answered in 7 min with it and
 # not in 10 with the 28-cell one, so a solver holding the smaller set says so once
@@ -86,12 +79,8 @@ class CramSolver:
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
         self.paths = search.paths()
         self._busy = threading.Lock()  # held while a kernel runs
-        self._cancel = threading.Event()  # set by `cancel`: the question under way stops
-        self._left = []  # the kernels' threads the caller stopped waiting for (STOP_GRACE)
+        self.supervisor = Supervisor(timeout, progress)
         self.use_workers(workers)
-        self.timeout, self.progress = timeout, progress
-        self.seconds = 0.0
-        self._deadline = self._limit = None  # time_limit(): the question's end, and its seconds
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
 
@@ -106,12 +95,27 @@ class CramSolver:
                              self._worker_scratch[worker], self.paths, worker)
 
     def _context(self, endgame, table, tt_log, control, stats, scratch, paths, worker):
-        """A kernel's context tuple, in the order the kernels unpack it (`search.query`)."""
-        return (endgame.data, endgame.boxes, self.kayles, table, tt_log, control, stats, *scratch, paths, worker)
+        """A kernel's context (`search.SearchContext`)."""
+        return search.SearchContext(endgame.data, endgame.boxes, self.kayles, table, tt_log, control, stats,
+                                    *scratch, paths, worker)
 
     def counts(self):
         """The search's counters (search.NODES, ...) summed over the workers."""
         return np.sum(self._worker_stats, axis=0)
+
+    @property
+    def timeout(self):
+        """Seconds one search may take (None: no limit)."""
+        return self.supervisor.timeout
+
+    @timeout.setter
+    def timeout(self, seconds):
+        self.supervisor.timeout = seconds
+
+    @property
+    def seconds(self):
+        """Seconds spent searching, all searches together."""
+        return self.supervisor.seconds
 
     def report(self):
         """What the search has done so far, for the user."""
@@ -234,8 +238,8 @@ class CramSolver:
             return run
 
         with self._busy:
-            self._wait_for_left()
-            self._supervise([job(w) for w in range(self.workers)], controls, stats, progress)
+            self.supervisor.wait_for_left()
+            self.supervisor.run([job(w) for w in range(self.workers)], controls, stats, progress)
         if len(finished) < lanes or any(c[search.STOP] in (search.INTERRUPTED, search.CANCELLED) for c in controls):  # asked to stop as it ended
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
                                 sum(int(s[search.NODES]) for s in stats))
@@ -269,7 +273,7 @@ class CramSolver:
     def cancel(self):
         """From another thread: stop the question under way (its searches end with
         `Cancelled`) until the next question begins (`time_limit`)."""
-        self._cancel.set()
+        self.supervisor.cancel()
 
     @contextlib.contextmanager
     def time_limit(self, seconds):
@@ -278,14 +282,11 @@ class CramSolver:
         a missing endgame database is not built (that takes longer than most limits): the
         search goes on without it, and a timeout says so. A question begins here: a
         `cancel` asked before it is forgotten."""
-        self._cancel.clear()
-        if seconds is not None:
-            self._deadline, self._limit = time.perf_counter() + seconds, seconds
-        try:
-            yield
-        finally:
-            self._deadline = self._limit = None
-            self._without_endgame = False
+        with self.supervisor.time_limit(seconds):
+            try:
+                yield
+            finally:
+                self._without_endgame = False
 
     def _wants_larger_endgame(self):
         """A command's solver, holding a database smaller than the 30-cell set, not yet told so."""
@@ -294,7 +295,7 @@ class CramSolver:
     def use_endgame(self):
         """Load the endgame database from the cache, building it there the first time
         (not inside `time_limit`)."""
-        if (self._deadline is not None or not self.builds_endgame) and not Endgame.is_built():
+        if (self.supervisor.deadline is not None or not self.builds_endgame) and not Endgame.is_built():
             self._without_endgame = True
             return
         self.auto_endgame = False
@@ -304,7 +305,7 @@ class CramSolver:
         """A table of 2^tt_log entries if the present one is smaller. It starts empty: the
         table only remembers proven facts, and losing them costs time, never truth."""
         with self._busy:
-            self._wait_for_left()
+            self.supervisor.wait_for_left()
             if tt_log > self.tt_log:
                 self.tt, self.tt_log = zeroed_table(1 << tt_log, 2), tt_log
 
@@ -313,7 +314,7 @@ class CramSolver:
         if workers not in (1, 2):
             raise ValueError(f"the Cram search takes 1 or 2 workers, got {workers}")
         with self._busy:
-            self._wait_for_left()
+            self.supervisor.wait_for_left()
             self.workers = workers
             self.control[search.SHARED] = int(workers == 2)
             while len(self._worker_stats) < workers:
@@ -328,16 +329,8 @@ class CramSolver:
         time: they share the table and the scratch buffers, so a second caller waits,
         and so does the next caller after a kernel left behind."""
         with self._busy:
-            self._wait_for_left()
+            self.supervisor.wait_for_left()
             self._run_alone(kernel, *args, watch=watch)
-
-    def _wait_for_left(self):
-        """Let a kernel left behind end: it stops at once when it begins, since the stop
-        it was asked for is still set."""
-        for thread in self._left:
-            while thread.is_alive():
-                thread.join(0.2)
-        self._left = []
 
     def _calls(self, kernel, args):
         """(arguments, context) of each worker's call: with two, on a question's components
@@ -362,8 +355,8 @@ class CramSolver:
             return run
 
         nodes_before = int(self.counts()[search.NODES])
-        self._supervise([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
-                        settled=lambda: bool(answered))
+        self.supervisor.run([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
+                            settled=lambda: bool(answered))
         if answered:
             if answered[0]:  # the second worker's answers
                 args[-1][...] = calls[answered[0]][0][-1]
@@ -371,90 +364,13 @@ class CramSolver:
             return
         self._raise_stopped(int(self.control[search.STOP]), int(self.counts()[search.NODES]) - nodes_before)
 
-    def _supervise(self, jobs, controls, stats, watch=None, settled=lambda: False):
-        """Run each job (a kernel call, or several in turn) in a thread of its own while
-        this thread shows progress, enforces the limits and turns Ctrl-C into a stop
-        written to every `controls` array; `stats` are the jobs' counters. Once
-        `settled()`, the jobs still running are only waited for."""
-        failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
-
-        def stop(reason):
-            for control in controls:
-                control[search.STOP] = reason
-            if reason and not asked:
-                asked.append(time.perf_counter())
-
-        def work(run):
-            try:
-                run()
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-                failed.append(exc)
-                stop(search.INTERRUPTED)
-
-        stop(0)
-
-        def total(counter):
-            return sum(int(s[counter]) for s in stats)
-
-        workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
-        start = time.perf_counter()
-        nodes_before, done_before = total(search.NODES), total(search.DONE)
-        line = None
-        with signals.deferred():
-            for worker in workers:
-                worker.start()
-            try:
-                while alive := [w for w in workers if w.is_alive()]:
-                    alive[0].join(0.2)  # one list: a worker may end between two looks
-                    now = time.perf_counter()
-                    elapsed = now - start
-                    if settled():  # the other worker stops at its next position
-                        continue
-                    if signals.requested():
-                        stop(search.INTERRUPTED)
-                    if self._cancel.is_set():
-                        stop(search.CANCELLED)
-                    if self.timeout is not None and elapsed > self.timeout or \
-                            self._deadline is not None and now > self._deadline:
-                        stop(search.OUT_OF_TIME)
-                    if asked and now - asked[0] > STOP_GRACE:
-                        self._left = [w for w in workers if w.is_alive()]  # the next call waits for them
-                        break
-                    if watch is not None:
-                        watch(total(search.DONE) - done_before)
-                    elif self.progress and elapsed > PROGRESS_AFTER:
-                        if line is None:  # the rate counts from here, not from the count already reached
-                            line = bar(None, "search", unit="pos", initial=total(search.NODES) - nodes_before)
-                        line.n = total(search.NODES) - nodes_before
-                        line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
-                                         refresh=False)
-                        line.refresh()
-                if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
-                    stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
-            finally:
-                if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
-                    if not any(control[search.STOP] for control in controls):
-                        stop(search.INTERRUPTED)
-                    if not self._left:
-                        for w in workers:
-                            w.join(STOP_GRACE)
-                    # one still running keeps the table and the scratch buffers until it ends
-                    self._left = [w for w in workers if w.is_alive()]
-                if line is not None:
-                    line.close()
-                self.seconds += time.perf_counter() - start
-        if watch is not None:
-            watch(total(search.DONE) - done_before)
-        if failed:
-            raise failed[0]
-
     def _raise_stopped(self, reason, searched):
         """The one-line error of a search stopped before its answer, for `reason` (a STOP
         value) after `searched` positions."""
         count = f"{searched:,} position{'' if searched == 1 else 's'} searched"
         if reason == search.OUT_OF_TIME:
             why = count
-            if not searched and self._left:  # still compiling: let a process of its own finish that
+            if not searched and self.supervisor.left:  # still compiling: let a process of its own finish that
                 from flipnet.solve.cram.warm import start_in_background
 
                 start_in_background(with_endgame=self.endgame.boxes.size > 0)
@@ -463,7 +379,7 @@ class CramSolver:
             if self._without_endgame:
                 why += ("; without the endgame database, which is not built yet: `flipnet endgame` "
                         "builds it once, in about 20 s")
-            limit = self._limit if self._limit is not None else self.timeout
+            limit = self.supervisor.limit if self.supervisor.limit is not None else self.timeout
             raise TimedOut(f"no answer within --timeout {limit:g} s ({why})")
         if reason == search.CANCELLED:
             raise Cancelled(f"cancelled after {count}")

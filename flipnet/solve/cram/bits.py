@@ -4,7 +4,7 @@ A position lives on a frame of h rows and w columns (h * w <= 64), cell (r, c) b
 bit r * w + c. A connected component is keyed by its canonical form: moved to the
 top-left corner and, of its 8 images under rotation and reflection, the one with
 h <= w and the smallest bits when packed with its own width as the stride. The key is
-(bits, shape) with shape = h * 128 + w, so it is the same wherever, however and on
+(bits, shape word: `keys.shape_word(h, w)`), so it is the same wherever, however and on
 whatever board the component lies: the transposition table and the endgame database
 are shared by every position.
 """
@@ -13,6 +13,8 @@ import numpy as np
 from numba import njit
 from numba.core import types
 from numba.extending import intrinsic
+
+from flipnet.solve.cram.keys import shape_word
 
 U1 = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -236,13 +238,13 @@ def canonical_of_rows(rows, bh, bw, trows, transposed):
     """(bits, shape) of the canonical form of the component in rows[0..bh) (bh x bw);
     `transposed`: trows already holds its transpose."""
     if bh < bw:
-        return _smallest_flip(rows, bh, bw), bh * 128 + bw
+        return _smallest_flip(rows, bh, bw), shape_word(bh, bw)
     if not transposed:
         transpose_rows(rows, bh, bw, trows)
     if bw < bh:
-        return _smallest_flip(trows, bw, bh), bw * 128 + bh
+        return _smallest_flip(trows, bw, bh), shape_word(bw, bh)
     a, b = _smallest_flip(rows, bh, bw), _smallest_flip(trows, bw, bh)
-    return (a if a < b else b), bh * 128 + bw
+    return (a if a < b else b), shape_word(bh, bw)
 
 
 @njit(cache=True)

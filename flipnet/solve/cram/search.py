@@ -38,6 +38,8 @@ worker leaves for a second sweep the options the other one is searching. They sh
 table, whose entries are checked so that a slot torn by two writers reads as absent.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -45,6 +47,7 @@ from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, D
                                      frame_rows, highest_bit_index, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      twin_links, vertical_moves)
+from flipnet.solve.cram.keys import shape_cols, shape_rows, shape_word
 from flipnet.solve.cram.memory import borrowed, prefetch
 
 ABORT = -9
@@ -73,6 +76,13 @@ DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the othe
 SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
+
+# What a kernel is handed: what the workers of a question share (the endgame database's
+# `db` and `boxes`, the Kayles values, the table of 2^log_capacity entries, the controls)
+# and what is one worker's own (its counters, its scratch arenas, the `path` rows both
+# workers write, `worker`: which of the two it is).
+SearchContext = namedtuple("SearchContext", "db boxes kayles table log_capacity control stats scratch_u "
+                                            "scratch_i path worker")
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -213,7 +223,8 @@ def locate(part, h, w, ctx, rows, trows):
     """(kind, value or database index, key bits, key shape) of a component on the h x w
     frame. The cheap answers come first (small, straight, the database in the frame's
     orientation); the canonical key is computed only when the table must be asked."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    db, boxes, kayles, tt, control = ctx.db, ctx.boxes, ctx.kayles, ctx.table, ctx.control
+    log_capacity = ctx.log_capacity
     if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
         return KNOWN, 1, np.uint64(0), 0
     bh, bw = frame_rows(part, h, w, rows)
@@ -229,7 +240,7 @@ def locate(part, h, w, ctx, rows, trows):
         prefetch(db, index)
         return IN_DB, index, np.uint64(0), 0
     kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed)
-    if control[MIRROR] and is_point_symmetric_zero(kb, ks >> 7, ks & 127):
+    if control[MIRROR] and is_point_symmetric_zero(kb, shape_rows(ks), shape_cols(ks)):
         return KNOWN, 0, kb, ks
     prefetch(tt, 2 * _slot(kb, ks, log_capacity))
     return IN_TABLE, 0, kb, ks
@@ -238,7 +249,7 @@ def locate(part, h, w, ctx, rows, trows):
 @njit(cache=True, inline="always")
 def read(kind, index, kb, ks, ctx):
     """The value at a place `locate` found: UNKNOWN if the table does not hold it."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    db, tt, log_capacity, stats = ctx.db, ctx.table, ctx.log_capacity, ctx.stats
     if kind == KNOWN:
         return index
     if kind == IN_DB:
@@ -287,7 +298,7 @@ def paths():
 
 @njit(cache=True, inline="always")
 def _enter(bits, shape, ctx, depth):
-    path, me = ctx[9], ctx[10]
+    path, me = ctx.path, ctx.worker
     path[me, depth, 0], path[me, depth, 1] = bits, np.uint64(shape)
     path[me, LEVELS, 0] = np.uint64(depth)
 
@@ -296,7 +307,7 @@ def _enter(bits, shape, ctx, depth):
 def _searched_by_the_other(bits, shape, ctx):
     """Whether the other worker is searching this component now (or was, a moment ago:
     then its answer is in the table)."""
-    path, me = ctx[9], ctx[10]
+    path, me = ctx.path, ctx.worker
     other = 1 - me
     deepest = min(np.int64(path[other, LEVELS, 0]), DEFER_ABOVE + 1)
     for d in range(1, deepest + 1):
@@ -310,7 +321,7 @@ def _level(ctx, depth):
     """The scratch buffers of one depth: rows, trows, parts, stack (the split's and the
     canonical form's), then the options' opt_x, opt_n, opt_cost, opt_bits, opt_shape
     (as `options_of` fills them) and the question's order and used marks."""
-    u, i = ctx[7][depth], ctx[8][depth]
+    u, i = ctx.scratch_u[depth], ctx.scratch_i[depth]
     return (u[_ROWS:_TROWS], u[_TROWS:_PARTS], u[_PARTS:_STACK], u[_STACK:_OPT_BITS],
             i[_X:_N], i[_N:_COST], i[_COST:_ORDER], u[_OPT_BITS:].reshape((MAX_OPTIONS, MAX_PARTS)),
             i[_OPT_SHAPE:].reshape((MAX_OPTIONS, MAX_PARTS)), i[_ORDER:_USED], i[_USED:_OPT_SHAPE])
@@ -325,7 +336,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
     twin's domino duplicates (`twin_links`) are left out: they add no value to the mex.
     -1 as soon as every value of `wanted` (bits) is known to be an option's: the nimber is
     then none of them, whatever the other options hold."""
-    h, w = shape >> 7, shape & 127
+    h, w = shape_rows(shape), shape_cols(shape)
     duplicated = np.uint64(0) if every else twin_links(bits, h, w)
     across = horizontal_moves(bits, h, w) & ~duplicated
     down = vertical_moves(bits, h, w)
@@ -400,7 +411,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                 hit |= np.uint64(1) << np.uint64(x)
                 if wanted and not wanted & ~hit:
                     return -1
-            moves = move_count(opt_bits[i, 0], opt_shape[i, 0] >> 7, opt_shape[i, 0] & 127) if n else 0
+            moves = move_count(opt_bits[i, 0], shape_rows(opt_shape[i, 0]), shape_cols(opt_shape[i, 0])) if n else 0
             opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
     return count
 
@@ -492,7 +503,7 @@ def _order_options(count, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order):
 @njit(cache=True, inline="always")
 def _node(bits, shape, ctx):
     """Count a node and look up its entry: (the entry's meta word, whether to stop)."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    tt, log_capacity, control, stats = ctx.table, ctx.log_capacity, ctx.control, ctx.stats
     stats[NODES] += 1
     if control[STOP]:
         return np.uint64(0), True
@@ -508,14 +519,14 @@ def query(bits, shape, wanted, ctx, depth):
     NOT_IN_SET; a nimber not wanted may come back too. ABORT when asked to stop. `depth`:
     the row of the scratch arenas this node uses. Up to control[SETS], by `_by_sets`;
     above, value by value (`_by_values`)."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    tt, log_capacity, control, stats = ctx.table, ctx.log_capacity, ctx.control, ctx.stats
     meta, stopped = _node(bits, shape, ctx)
     if stopped:
         return ABORT
     v = tt_value(meta)
     if v >= 0:
         return v
-    h, w = shape >> 7, shape & 127
+    h, w = shape_rows(shape), shape_cols(shape)
     excluded = tt_excluded(meta)
     # a nimber is at most the number of options, and the length of the longest game
     wanted &= ~excluded & _upto(min(move_count(bits, h, w), popcount(bits) // 2))
@@ -690,9 +701,9 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
 @njit(cache=True, inline="always")
 def _borrowed_ctx(ctx):
     """The context's arrays borrowed (`memory.borrowed`): the caller holds them for the call."""
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
-    return (borrowed(db), borrowed(boxes), borrowed(kayles), borrowed(tt), log_capacity, borrowed(control),
-            borrowed(stats), borrowed(scratch_u), borrowed(scratch_i), borrowed(path), me)
+    return SearchContext(borrowed(ctx.db), borrowed(ctx.boxes), borrowed(ctx.kayles), borrowed(ctx.table),
+                         ctx.log_capacity, borrowed(ctx.control), borrowed(ctx.stats), borrowed(ctx.scratch_u),
+                         borrowed(ctx.scratch_i), borrowed(ctx.path), ctx.worker)
 
 
 @njit(cache=True, nogil=True)
@@ -715,7 +726,7 @@ def moves_to(bits, h, w, target, out, ctx):
     has nimber `target`. out[i] for the i-th domino in `dominoes` order; False if stopped."""
     ctx = _borrowed_ctx(ctx)
     rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape = _level(ctx, 0)[:9]
-    shape = np.int64((h << 7) | w)  # options_of reads only the frame's size from it
+    shape = shape_word(h, w)  # options_of reads only the frame's size from it
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
                        True, np.uint64(0))
     for i in range(count):
@@ -752,7 +763,7 @@ def values_of_positions(masks, h, w, budget, out, ctx):
     `budget` > 0, a position that needs more is left at -1 and the next one is tried.
     stats[DONE] counts the positions finished. False if stopped."""
     ctx = _borrowed_ctx(ctx)
-    db, boxes, kayles, tt, log_capacity, control, stats, scratch_u, scratch_i, path, me = ctx
+    control, stats = ctx.control, ctx.stats
     rows, trows, parts, stack = _level(ctx, 0)[:4]
     for k in range(masks.size):
         if budget:

@@ -1,0 +1,133 @@
+"""The threads a search runs in, and the thread that watches them.
+
+A search kernel runs in a thread of its own (two, with two workers) while the calling
+thread shows progress on stderr, enforces the limits (`timeout` for one search, a
+question's `time_limit` for all of its searches), and turns Ctrl-C and `cancel` into a
+stop written to the kernels' control words, which they read at every position. A kernel
+that has not begun (Numba compiling it) cannot read its stop: after STOP_GRACE seconds
+the caller leaves it behind, and the next run waits for it to end, since it holds the
+table and the scratch buffers.
+"""
+
+import contextlib
+import threading
+import time
+
+from flipnet.base import signals
+from flipnet.base.progress import bar
+from flipnet.solve.cram import search
+
+PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
+STOP_GRACE = 1.0  # seconds a kernel has to answer a stop before it is left behind
+
+
+class Supervisor:
+    """The limits and the stops of one solver's searches, and the threads left behind."""
+
+    def __init__(self, timeout=None, progress=True):
+        self.timeout, self.progress = timeout, progress
+        self.seconds = 0.0  # spent in searches, all of them
+        self.deadline = self.limit = None  # time_limit(): the question's end, and its seconds
+        self.left = []  # the kernels' threads the caller stopped waiting for
+        self._cancel = threading.Event()
+
+    def cancel(self):
+        """From another thread: stop the question under way until the next one begins."""
+        self._cancel.set()
+
+    @contextlib.contextmanager
+    def time_limit(self, seconds):
+        """One limit in seconds (None: none) for every search of a question; a question
+        begins here, so a `cancel` asked before it is forgotten."""
+        self._cancel.clear()
+        if seconds is not None:
+            self.deadline, self.limit = time.perf_counter() + seconds, seconds
+        try:
+            yield
+        finally:
+            self.deadline = self.limit = None
+
+    def wait_for_left(self):
+        """Let a kernel left behind end: it stops at once when it begins, since the stop
+        it was asked for is still set."""
+        for thread in self.left:
+            while thread.is_alive():
+                thread.join(0.2)
+        self.left = []
+
+    def run(self, jobs, controls, stats, watch=None, settled=lambda: False):
+        """Run each job (a kernel call, or several in turn) in a thread of its own while
+        this thread shows progress, enforces the limits and turns Ctrl-C into a stop
+        written to every `controls` array; `stats` are the jobs' counters. Once
+        `settled()`, the jobs still running are only waited for."""
+        failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
+
+        def stop(reason):
+            for control in controls:
+                control[search.STOP] = reason
+            if reason and not asked:
+                asked.append(time.perf_counter())
+
+        def work(run):
+            try:
+                run()
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                failed.append(exc)
+                stop(search.INTERRUPTED)
+
+        stop(0)
+
+        def total(counter):
+            return sum(int(s[counter]) for s in stats)
+
+        workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
+        start = time.perf_counter()
+        nodes_before, done_before = total(search.NODES), total(search.DONE)
+        line = None
+        with signals.deferred():
+            for worker in workers:
+                worker.start()
+            try:
+                while alive := [w for w in workers if w.is_alive()]:
+                    alive[0].join(0.2)  # one list: a worker may end between two looks
+                    now = time.perf_counter()
+                    elapsed = now - start
+                    if settled():  # the other worker stops at its next position
+                        continue
+                    if signals.requested():
+                        stop(search.INTERRUPTED)
+                    if self._cancel.is_set():
+                        stop(search.CANCELLED)
+                    if self.timeout is not None and elapsed > self.timeout or \
+                            self.deadline is not None and now > self.deadline:
+                        stop(search.OUT_OF_TIME)
+                    if asked and now - asked[0] > STOP_GRACE:
+                        self.left = [w for w in workers if w.is_alive()]  # the next call waits for them
+                        break
+                    if watch is not None:
+                        watch(total(search.DONE) - done_before)
+                    elif self.progress and elapsed > PROGRESS_AFTER:
+                        if line is None:  # the rate counts from here, not from the count already reached
+                            line = bar(None, "search", unit="pos", initial=total(search.NODES) - nodes_before)
+                        line.n = total(search.NODES) - nodes_before
+                        line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
+                                         refresh=False)
+                        line.refresh()
+                if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
+                    stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
+            finally:
+                if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
+                    if not any(control[search.STOP] for control in controls):
+                        stop(search.INTERRUPTED)
+                    if not self.left:
+                        for w in workers:
+                            w.join(STOP_GRACE)
+                    # one still running keeps the table and the scratch buffers until it ends
+                    self.left = [w for w in workers if w.is_alive()]
+                if line is not None:
+                    line.close()
+                self.seconds += time.perf_counter() - start
+        if watch is not None:
+            watch(total(search.DONE) - done_before)
+        if failed:
+            raise failed[0]
