@@ -59,11 +59,12 @@ endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, ~2 min) for 6x7
 	$(FLIPNET) endgame --cells 30
 
 bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14); the explorer's latency
-	$(FLIPNET) bench --out results/bench.json
+	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE))
 	$(FLIPNET) explore --bench 200
 
 bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some)
-	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) --out results/bench-large.json
+	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) $(if $(IGSOLVE),--igsolve $(IGSOLVE)) \
+	    --out results/bench-large.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start

@@ -267,6 +267,8 @@ def _parse_bench(sub):
     p.add_argument("--out", help="also write the timings as JSON")
     p.add_argument("--boards", metavar="RxC,...", help="time only these full boards of the Cram sections "
                    "(e.g. 5x8,4x11; default: all of them)")
+    p.add_argument("--igsolve", metavar="PATH", help="an igsolve binary (Beling and Rogalski's Cram solver) to "
+                   "time beside flipnet's whole commands, one thread each (absent: its column says so)")
     p.set_defaults(run=cmd_bench)
 
 
@@ -468,7 +470,7 @@ def cmd_value(args):
     result = value(args.position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
                    workers=args.workers, max_take=args.max_take)
     if args.json:
-        print(json_text(result.to_json(), indent=None), end="")
+        print(json_text({**result.to_json(), **_searched()}, indent=None), end="")
         return
     print(f"{result.game} ({result.rule} play): {result.position}")
     if result.rule == "normal":
@@ -480,6 +482,16 @@ def cmd_value(args):
         print("winning moves:")
         for move, position in result.winning_moves:
             print(f"  {move} -> {position}")
+
+
+def _searched():
+    """{"search": what the Cram solver searched} when it ran in this command."""
+    if "flipnet.solve.cram" not in sys.modules:  # loaded only by a search
+        return {}
+    from flipnet.solve.cram import shared_report
+
+    report = shared_report()
+    return {"search": report} if report else {}
 
 
 def cmd_data(args):
@@ -819,7 +831,7 @@ def cmd_explore(args):
 def cmd_bench(args):
     from flipnet.report.bench import run
 
-    run(args.only, args.out, args.boards)
+    run(args.only, args.out, args.boards, args.igsolve)
 
 
 if __name__ == "__main__":

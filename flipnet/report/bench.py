@@ -10,6 +10,7 @@ import ctypes
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ SECTIONS = {}
 LONG = set()  # sections of unbounded time, run only when named (`make bench-large`)
 MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
 BOARDS = None  # the Cram boards to time ("6x7", ...), or None for all of a section's (--boards)
+IGSOLVE = None  # igsolve's binary, timed beside the Cram solver where given (--igsolve)
 
 
 def section(name, long=False):
@@ -334,37 +336,87 @@ def _chosen(boards):
     return [b for b in boards if BOARDS is None or board_label(*b[:2]) in BOARDS]
 
 
+def _command(argv, timeout, env=None):
+    """(wall seconds, stdout, peak MB) of a whole command in a process of its own; None if
+    it did not end within `timeout` seconds (it is then killed)."""
+    with tempfile.TemporaryFile("w+") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, text=True, env=env)
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                process.kill()
+                process.wait()
+                return None
+            time.sleep(0.01)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its resource usage
+        if process.returncode:
+            raise RuntimeError(f"{' '.join(map(str, argv[:6]))} ... ended with status {process.returncode}")
+        out.seek(0)
+        return seconds, out.read(), usage.ru_maxrss / 1024
+
+
+def _flipnet_board(rows, cols, mirror, workers, limit):
+    """The whole command `flipnet value flip BOARD --no-moves --workers N` (the endgame
+    database in the cache): {"value", "seconds", "positions", "peak_mb"} or None."""
+    text = "/".join(["1" * cols] * rows)
+    env = {**os.environ, "FLIPNET_PROGRESS": "0", **({} if mirror else {"FLIPNET_MIRROR": "off"})}
+    ran = _command([sys.executable, "-m", "flipnet", "value", "flip", text, "--no-moves", "--workers",
+                    str(workers), "--json"], limit, env)
+    if ran is None:
+        return None
+    seconds, out, peak = ran
+    answer = json.loads(out)
+    return {"value": answer["nim_value"], "seconds": seconds, "positions": answer["search"]["positions"],
+            "peak_mb": peak}
+
+
+def _igsolve_board(rows, cols, limit):
+    """igsolve's whole command on one thread (its default pruning, a 4 GB table, no end
+    database): {"value", "seconds", "peak_mb"}, None past the limit, or {} without igsolve."""
+    if IGSOLVE is None:
+        return {}
+    ran = _command([IGSOLVE, "--tt_size", "4", "cram", str(rows), str(cols)], limit)
+    if ran is None:
+        return None
+    seconds, out, peak = ran
+    found = re.search(r"Nimber of initial position: (\d+)", out)
+    if not found:
+        raise RuntimeError(f"igsolve said no nimber for {rows}x{cols}: {out.strip()[-200:]!r}")
+    return {"value": int(found.group(1)), "seconds": seconds, "peak_mb": peak}
+
+
 def _cram_boards(boards, limit=1800):
-    """Each full board in a fresh process, with one worker and with two; a run that gives
-    no answer within `limit` seconds is stopped and reported so."""
+    """Each full board as whole commands, each in a process of its own: igsolve on one
+    thread (where `--igsolve` names it), flipnet with one worker and with two; a command
+    that gives no answer within `limit` seconds is stopped and reported so."""
     boards = _chosen(boards)
-    print(f"{'board':<21} {'nimber':>6} {'published':>9} {'1 worker s':>10} {'2 workers s':>11} {'ratio':>6} "
-          f"{'positions (1 / 2)':>23} {'peak MB':>8} {'C++ LV (MCGS)':>14}")
+    print(f"{'board':<21} {'nimber':>6} {'published':>9} {'igsolve s':>10} {'1 worker s':>10} {'ratio':>6} "
+          f"{'2 workers s':>11} {'positions (1 / 2)':>23} {'peak MB':>8}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
             label = board_label(rows, cols) + ("" if mirror else " (no mirror rule)")
-            ref = f"{anchor:.0f} s" if anchor else "-"
-            runs = {}
-            for workers in (1, 2):
-                try:
-                    runs[workers] = _child_json(_CRAM_ONE, rows, cols, int(mirror), workers, timeout=limit)
-                except subprocess.TimeoutExpired:
-                    runs[workers] = None
-                    continue
-                value = runs[workers]["value"]
-                assert value == published, f"{label}, {workers} worker(s): {value} is not the published {published}"
+            ig = _igsolve_board(rows, cols, limit) if mirror else {}
+            runs = {workers: _flipnet_board(rows, cols, mirror, workers, limit) for workers in (1, 2)}
+            for who, r in [("igsolve", ig), ("flipnet, 1 worker", runs[1]), ("flipnet, 2 workers", runs[2])]:
+                assert not r or r["value"] == published, f"{label}, {who}: {r['value']} is not the published {published}"
             one, two = runs[1], runs[2]
 
-            def seconds(r):
-                return f"{r['seconds']:.2f}" if r else f"over {limit:g}"
-            value = (one or two or {}).get("value", "-")
-            ratio = f"{one['seconds'] / two['seconds']:.2f}x" if one and two else "-"
+            def seconds(r, absent="-"):
+                return absent if r == {} else f"{r['seconds']:.2f}" if r else f"over {limit:g}"
+            value = (one or two or ig or {}).get("value", "-")
+            ratio = f"{ig['seconds'] / one['seconds']:.2f}x" if ig and one else "-"
             positions = " / ".join(f"{r['positions']:,}" if r else "-" for r in (one, two))
             peak = max((r["peak_mb"] for r in (one, two) if r), default=None)
-            print(f"{label:<21} {value:>6} {published:>9} {seconds(one):>10} {seconds(two):>11} {ratio:>6} "
-                  f"{positions:>23} {'-' if peak is None else format(peak, '.0f'):>8} {ref:>14}", flush=True)
+            absent = "-" if not mirror else "not given"
+            print(f"{label:<21} {value:>6} {published:>9} {seconds(ig, absent):>10} {seconds(one):>10} {ratio:>6} "
+                  f"{seconds(two):>11} {positions:>23} {'-' if peak is None else format(peak, '.0f'):>8}", flush=True)
             MEASURED[f"cram {label}"] = {
-                "reference": "C++ Lemoine-Viennot (MCGS), quoted", "reference_seconds": anchor,
+                "reference": "igsolve, one thread, whole command" if ig else "C++ Lemoine-Viennot (MCGS), quoted",
+                "reference_seconds": ig["seconds"] if ig else anchor if ig == {} else None,
                 "published": published, "limit": limit,
                 **{f"{key}{suffix}": (r[key] if r else None) for suffix, r in (("", one), ("_two_workers", two))
                    for key in ("seconds", "positions", "peak_mb")},
@@ -470,10 +522,11 @@ def _cpp_reference():
     return fn
 
 
-def run(only=None, out=None, boards=None):
+def run(only=None, out=None, boards=None, igsolve=None):
     """The sections named in `only` (default: all but the long ones), printed; with `out`,
-    also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards."""
-    global BOARDS
+    also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards;
+    `igsolve`: the path of an igsolve binary to time beside them."""
+    global BOARDS, IGSOLVE
     from flipnet.base.errors import FlipnetError
 
     unknown = set(only or ()) - set(SECTIONS)
@@ -487,6 +540,11 @@ def run(only=None, out=None, boards=None):
         if strange or not BOARDS:
             raise FlipnetError(f"unknown bench board {', '.join(strange) or repr(boards)}: choose from "
                                f"{', '.join(dict.fromkeys(known))}")
+    IGSOLVE = None
+    if igsolve is not None:
+        IGSOLVE = shutil.which(igsolve) or igsolve
+        if not (os.path.isfile(IGSOLVE) and os.access(IGSOLVE, os.X_OK)):
+            raise FlipnetError(f"--igsolve {igsolve}: no program there (build it from beling/impartial-games)")
     if out:
         check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")

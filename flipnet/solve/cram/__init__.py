@@ -417,13 +417,21 @@ def solver():
     """The process's solver: one transposition table for every question it is asked
     (the optimal player asks one per move; a dataset, one per position). It takes the
     endgame database when a component of 30 cells or more comes, unless FLIPNET_ENDGAME=off,
-    and a table sized to the largest component it has been asked about (`table_log`)."""
+    and a table sized to the largest component it has been asked about (`table_log`).
+    FLIPNET_MIRROR=off leaves out the mirror strategy's zeros (for timing the search of an
+    even board, which the rule answers at once)."""
     import os
 
     if "solver" not in _SHARED:
         _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
-                                       grow_table=True, tt_log=MIN_TABLE_LOG)
+                                       grow_table=True, tt_log=MIN_TABLE_LOG,
+                                       mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off")
     return _SHARED["solver"]
+
+
+def shared_report():
+    """What the process's solver has searched (`CramSolver.report`), or None if it never ran."""
+    return _SHARED["solver"].report() if "solver" in _SHARED else None
 
 
 def components(cells, with_origin=False):
