@@ -64,7 +64,7 @@ bench: $(READY) ## timings beside reference implementations, as ratios (Cram boa
 
 bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some)
 	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) $(if $(IGSOLVE),--igsolve $(IGSOLVE)) \
-	    --out results/bench-large.json
+	    $(if $(LIMIT),--limit $(LIMIT)) --out results/bench-large.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start

@@ -269,6 +269,8 @@ def _parse_bench(sub):
                    "(e.g. 5x8,4x11; default: all of them)")
     p.add_argument("--igsolve", metavar="PATH", help="an igsolve binary (Beling and Rogalski's Cram solver) to "
                    "time beside flipnet's whole commands, one thread each (absent: its column says so)")
+    p.add_argument("--limit", type=float, metavar="SECONDS", help="stop each Cram board's command after this "
+                   "many seconds and report it so (default: 1800 for the cram section, 7200 for cram-large)")
     p.set_defaults(run=cmd_bench)
 
 
@@ -831,7 +833,7 @@ def cmd_explore(args):
 def cmd_bench(args):
     from flipnet.report.bench import run
 
-    run(args.only, args.out, args.boards, args.igsolve)
+    run(args.only, args.out, args.boards, args.igsolve, args.limit)
 
 
 if __name__ == "__main__":

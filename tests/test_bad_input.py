@@ -277,6 +277,9 @@ CASES = [
     ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
     ("bench-board", ["bench", "--only", "cram-large", "--boards", "5x8,9x9"], "unknown bench board 9x9"),
     ("bench-board-none", ["bench", "--only", "cram-large", "--boards", ","], "unknown bench board ','"),
+    ("bench-igsolve", ["bench", "--only", "cram", "--igsolve", "/nonexistent/igsolve"],
+     "--igsolve /nonexistent/igsolve: no program there"),
+    ("bench-limit", ["bench", "--only", "cram", "--limit", "0"], "--limit must be a positive number of seconds"),
     # numbers at the edges: huge, tiny, negative; flags that would be ignored
     ("solve-max-take-huge", ["solve", "gridnim", "--shape", "3x3", "--max-take", "9" * 20],
      "--max-take must be from 1 to 3 on a 3x3 board"),

@@ -14,8 +14,9 @@ def test_make_bench_leaves_out_the_unbounded_sections():
 def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))  # the command stops while it starts up
     monkeypatch.setattr(bench, "IGSOLVE", None)
+    monkeypatch.setattr(bench, "LIMIT", 2.0)  # --limit, over the section's own
     bench.MEASURED.clear()
-    bench._cram_boards([(6, 7, 5, None)], limit=2)
+    bench._cram_boards([(6, 7, 5, None)], limit=1800)
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.split()[:10] == ["6x7", "-", "5", "not", "given", "over", "2", "-", "over", "2"]
     assert bench.MEASURED["cram 6x7"]["over_limit"] == 2 and bench.MEASURED["cram 6x7"]["flipnet_seconds"] is None

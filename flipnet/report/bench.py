@@ -28,6 +28,7 @@ LONG = set()  # sections of unbounded time, run only when named (`make bench-lar
 MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
 BOARDS = None  # the Cram boards to time ("6x7", ...), or None for all of a section's (--boards)
 IGSOLVE = None  # igsolve's binary, timed beside the Cram solver where given (--igsolve)
+LIMIT = None  # seconds a Cram board's command may take before it is stopped (--limit), or the section's
 
 
 def section(name, long=False):
@@ -263,19 +264,6 @@ CRAM_RANDOM = [(n, d) for n in (6, 7, 8) for d in (0.5, 0.6, 0.7)]
 RANDOM_LIMIT = 60.0  # seconds per random position: a slower one is counted, not waited for
 LARGE_LIMIT = 7200.0  # seconds per large board (make bench-large)
 
-_CRAM_ONE = """
-import json, resource, sys, time
-from flipnet.solve.cram import CramSolver
-from flipnet.solve.cram.endgame import Endgame
-rows, cols, mirror, workers = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
-start = time.perf_counter()
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, mirror=mirror, grow_table=True,
-                    workers=workers)
-value = solver.value({(r, c) for r in range(rows) for c in range(cols)})
-print(json.dumps({"value": value, "seconds": time.perf_counter() - start, **solver.report(),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
-
 _CRAM_RANDOM = """
 import json, sys, time
 import numpy as np
@@ -393,7 +381,7 @@ def _cram_boards(boards, limit=1800):
     """Each full board as whole commands, each in a process of its own: igsolve on one
     thread (where `--igsolve` names it), flipnet with one worker and with two; a command
     that gives no answer within `limit` seconds is stopped and reported so."""
-    boards = _chosen(boards)
+    boards, limit = _chosen(boards), LIMIT or limit
     print(f"{'board':<21} {'nimber':>6} {'published':>9} {'igsolve s':>10} {'1 worker s':>10} {'ratio':>6} "
           f"{'2 workers s':>11} {'positions (1 / 2)':>23} {'peak MB':>8}")
     for rows, cols, published, anchor in boards:
@@ -489,8 +477,8 @@ def _cram_sample(rows=6, cols=6, density=0.6, count=2000):
 
 @section("cram-large", long=True)
 def bench_cram_large():
-    print(f"\n== exact values of the largest boards here, each in a fresh process (at most "
-          f"{LARGE_LIMIT / 3600:g} h each), with the 30-cell endgame database")
+    print(f"\n== exact values of the largest boards here, each command in a fresh process (at most "
+          f"{LIMIT or LARGE_LIMIT:g} s each), with the 30-cell endgame database")
     from flipnet.solve.cram.endgame import BOX_SETS
 
     _cram_prepare(BOX_SETS[30])
@@ -522,11 +510,13 @@ def _cpp_reference():
     return fn
 
 
-def run(only=None, out=None, boards=None, igsolve=None):
+def run(only=None, out=None, boards=None, igsolve=None, limit=None):
     """The sections named in `only` (default: all but the long ones), printed; with `out`,
     also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards;
-    `igsolve`: the path of an igsolve binary to time beside them."""
-    global BOARDS, IGSOLVE
+    `igsolve`: the path of an igsolve binary to time beside them; `limit`: the seconds each
+    of their commands may take."""
+    global BOARDS, IGSOLVE, LIMIT
+    from flipnet.base.checks import check_seconds
     from flipnet.base.errors import FlipnetError
 
     unknown = set(only or ()) - set(SECTIONS)
@@ -545,6 +535,7 @@ def run(only=None, out=None, boards=None, igsolve=None):
         IGSOLVE = shutil.which(igsolve) or igsolve
         if not (os.path.isfile(IGSOLVE) and os.access(IGSOLVE, os.X_OK)):
             raise FlipnetError(f"--igsolve {igsolve}: no program there (build it from beling/impartial-games)")
+    LIMIT = check_seconds(limit, "--limit")
     if out:
         check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
