@@ -58,11 +58,11 @@ endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache
 endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, ~2 min) for 6x7 and larger
 	$(FLIPNET) endgame --cells 30
 
-bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14); the explorer's latency
+bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve); the explorer's latency
 	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE))
 	$(FLIPNET) explore --bench 200
 
-bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some)
+bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some; LIMIT=900 s a command)
 	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) $(if $(IGSOLVE),--igsolve $(IGSOLVE)) \
 	    $(if $(LIMIT),--limit $(LIMIT)) --out results/bench-large.json
 

@@ -47,6 +47,7 @@ def test_igsolve_is_timed_beside_the_whole_commands(capsys, tmp_path, monkeypatc
     measured = bench.MEASURED["cram 2x3"]
     assert ratio == f"{measured['reference_seconds'] / measured['seconds']:.2f}x" and float(two) > 0
     assert float(igsolve) == pytest.approx(measured["reference_seconds"], abs=0.005)
+    assert 20 < measured["peak_mb"] < 1000  # the command's own program: Python, NumPy, Numba, a 16 MB table
     assert measured["reference"] == "igsolve, one thread, whole command" and measured["positions"] >= 1
     stand_in.write_text("#!/bin/sh\necho 'Nimber of initial position: 2'\n")
     with pytest.raises(AssertionError, match="igsolve: 2 is not the published 1"):
@@ -61,3 +62,29 @@ def test_the_sample_row_times_one_worker_against_two(capsys):
     assert out[-1].startswith("6x6 sample, 2 workers") and "1 worker (the same file)" in out[-1]
     measured = bench.MEASURED["6x6 sample, 2 workers"]
     assert measured["reference_seconds"] > 0 and measured["flipnet_seconds"] > 0
+
+
+def test_the_former_shift_matrix_convolution_computes_what_the_layouts_do():
+    """The bench's "shift" row times convmem2d's former convolution in place of
+    `layouts.conv3x3`: the same numbers, so the row compares two ways of one function."""
+    import numpy as np
+    import pytensor
+    import pytensor.tensor as pt
+    from pytensor.compile.mode import Mode
+
+    from flipnet.nn.components import layouts
+
+    side, batch, c_in, c_out = 3, 2, 3, 4
+    rng = np.random.default_rng(0)
+    h_value = rng.normal(size=(batch, side * side, c_in))
+    w_value = rng.normal(size=(9 * c_in, c_out))
+    h, w = pt.tensor3("h", dtype="float64"), pt.matrix("w", dtype="float64")
+    mode = Mode(linker="py", optimizer="merge")
+    former, present = (pytensor.function([h, w], conv(h, w, side, batch), mode=mode)(h_value, w_value)
+                       for conv in (bench._shift_matrix_conv, layouts.conv3x3))
+    framed = np.pad(h_value.reshape(batch, side, side, c_in), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = np.concatenate([framed[:, 1 + dr:1 + dr + side, 1 + dc:1 + dc + side] for dr, dc in layouts.OFFSETS],
+                             axis=3)
+    by_hand = windows.reshape(batch * side * side, 9 * c_in) @ w_value
+    np.testing.assert_allclose(present.reshape(-1, c_out), by_hand, rtol=1e-12)
+    np.testing.assert_allclose(former, present, rtol=1e-12, atol=1e-12)

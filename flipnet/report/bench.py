@@ -233,12 +233,13 @@ def convmem_step_seconds(layout, n=20, batch=512, workers=1, **network):
         return timed(lambda: [step(cells, values, lr) for _ in range(n)])[0]
 
 
-def _shift_matrix_conv(h, weights, side):
+def _shift_matrix_conv(h, weights, side, batch):
     """convmem2d's former convolution: each cell's neighbourhood gathered by a product with
-    a constant (n, 9 n) 0/1 matrix, then the weights."""
+    a constant (n, 9 n) 0/1 matrix, then the weights (`layouts.conv3x3`'s arguments)."""
     import pytensor.tensor as pt
 
     from flipnet.nn import FLOAT
+    from flipnet.nn.components import layouts
     from flipnet.nn.components.layouts import OFFSETS
 
     n = side * side
@@ -248,7 +249,7 @@ def _shift_matrix_conv(h, weights, side):
         for k, (dr, dc) in enumerate(OFFSETS):
             if 0 <= r + dr < side and 0 <= c + dc < side:
                 shift[(r + dr) * side + c + dc, k * n + j] = 1
-    batch, channels = h.shape[0], h.shape[2]
+    channels = layouts.channels_in(weights)
     gathered = pt.dot(h.dimshuffle(0, 2, 1).reshape((batch * channels, n)), pt.constant(shift))
     windows = gathered.reshape((batch, channels, 9, n)).dimshuffle(0, 3, 2, 1).reshape((batch * n, 9 * channels))
     return pt.dot(windows, weights).reshape((batch, n, weights.shape[1]))
@@ -325,11 +326,13 @@ def _chosen(boards):
 
 
 def _command(argv, timeout, env=None):
-    """(wall seconds, stdout, peak MB) of a whole command in a process of its own; None if
-    it did not end within `timeout` seconds (it is then killed)."""
-    with tempfile.TemporaryFile("w+") as out:
+    """(wall seconds, stdout, stderr, ru_maxrss in MB) of a whole command in a process of
+    its own; None if it did not end within `timeout` seconds (it is then killed). The
+    kernel's ru_maxrss of a child also counts this process's memory at the fork (nearly
+    1 GB after the training sections): a true peak comes from the command itself."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, text=True, env=env)
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
@@ -341,10 +344,26 @@ def _command(argv, timeout, env=None):
             time.sleep(0.01)
         seconds = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its resource usage
-        if process.returncode:
-            raise RuntimeError(f"{' '.join(map(str, argv[:6]))} ... ended with status {process.returncode}")
         out.seek(0)
-        return seconds, out.read(), usage.ru_maxrss / 1024
+        err.seek(0)
+        if process.returncode:
+            last = (err.read().strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"{' '.join(map(str, argv[:6]))} ... ended with status {process.returncode}: {last}")
+        return seconds, out.read(), err.read(), usage.ru_maxrss / 1024
+
+
+# `python -m flipnet ARGS`, and at its exit the peak resident memory of its own program
+# (VmHWM: the pages of this process's fork are not counted), on stderr
+_FLIPNET_WITH_PEAK = """
+import atexit, sys
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    print(f"peak_kb {kb}", file=sys.stderr, flush=True)
+atexit.register(peak)
+from flipnet.__main__ import run
+sys.exit(run())
+"""
 
 
 def _flipnet_board(rows, cols, mirror, workers, limit):
@@ -352,14 +371,15 @@ def _flipnet_board(rows, cols, mirror, workers, limit):
     database in the cache): {"value", "seconds", "positions", "peak_mb"} or None."""
     text = "/".join(["1" * cols] * rows)
     env = {**os.environ, "FLIPNET_PROGRESS": "0", **({} if mirror else {"FLIPNET_MIRROR": "off"})}
-    ran = _command([sys.executable, "-m", "flipnet", "value", "flip", text, "--no-moves", "--workers",
+    ran = _command([sys.executable, "-c", _FLIPNET_WITH_PEAK, "value", "flip", text, "--no-moves", "--workers",
                     str(workers), "--json"], limit, env)
     if ran is None:
         return None
-    seconds, out, peak = ran
+    seconds, out, err, _ = ran
     answer = json.loads(out)
+    peak_kb = int(re.findall(r"^peak_kb (\d+)$", err, re.MULTILINE)[-1])
     return {"value": answer["nim_value"], "seconds": seconds, "positions": answer["search"]["positions"],
-            "peak_mb": peak}
+            "peak_mb": peak_kb / 1024}
 
 
 def _igsolve_board(rows, cols, limit):
@@ -370,7 +390,7 @@ def _igsolve_board(rows, cols, limit):
     ran = _command([IGSOLVE, "--tt_size", "4", "cram", str(rows), str(cols)], limit)
     if ran is None:
         return None
-    seconds, out, peak = ran
+    seconds, out, _, peak = ran  # its peak counts this process's memory at the fork too
     found = re.search(r"Nimber of initial position: (\d+)", out)
     if not found:
         raise RuntimeError(f"igsolve said no nimber for {rows}x{cols}: {out.strip()[-200:]!r}")
