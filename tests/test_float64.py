@@ -4,12 +4,12 @@ run is its own process)."""
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow
+from cli_cases import PYTHON_LINKER
 from conftest import write_tiny_dataset
 
 from flipnet.nn.core.store import load_npz
@@ -19,10 +19,11 @@ TRAIN = ["train", "conv1d", "--bucket", "0", "--epochs", "2", "--batch", "10", "
 
 
 def flipnet(float_type, *args):
-    env = {**os.environ, "FLIPNET_FLOAT": float_type, "FLIPNET_PROGRESS": "0",
-           "PYTENSOR_FLAGS": "mode=FAST_COMPILE"}  # no Numba compile: seconds per run
-    return subprocess.run([sys.executable, "-m", "flipnet", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    """The command on PyTensor's Python linker (`PYTHON_LINKER`): neither a Numba compile
+    nor the C code of FAST_COMPILE, which a cold cache pays for in half a minute of g++ a
+    precision; the precision is what differs, not the linker."""
+    env = {**os.environ, "FLIPNET_FLOAT": float_type, "FLIPNET_PROGRESS": "0"}
+    return subprocess.run([*PYTHON_LINKER, *args], env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture
