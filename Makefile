@@ -19,9 +19,11 @@ export OPENBLAS_NUM_THREADS ?= 1
 help: ## this list
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
 
+# --no-compile: Python writes a module's bytecode when it is first imported, instead of pip
+# compiling every module of SciPy, Matplotlib and the rest at install (16 s against 30 s).
 $(READY): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e '.[test]'
 	touch $@
 
 venv: $(READY) ## create .venv and install flipnet with its test tools

@@ -151,9 +151,10 @@ def test_a_size_free_model_reads_a_larger_board(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_component_model_gives_probabilities_for_the_soft_mex():
+def test_a_component_model_gives_probabilities_for_the_soft_mex(py_mode):
     """What one ply reads from a network: a distribution per shape whose most likely value
-    is the model's value."""
+    is the model's value (values, so on the Python linker: a cold Numba compile of the
+    predictor's graph took 16 s)."""
     from flipnet.nn.core.compile import ComponentPredictor
     from flipnet.nn.core.kinds import build
 

@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - told, not silent
     sync_playwright = None
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.usefixtures("python_linker_module"),  # the models' own predictions here too
     pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed (pip install playwright)"),
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason="no Chromium here (Debian's package chromium: .ci/run installs it)"),
