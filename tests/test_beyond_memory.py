@@ -14,6 +14,10 @@ from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
 from test_components import reference_components
 
+# Values, not the Numba path (test_train.py and test_parallel.py compile networks with it):
+# the networks' graphs on the Python linker, where a cold compile of the predictors took 16 s.
+pytestmark = pytest.mark.usefixtures("python_linker_module")
+
 
 def exact_component_values(keys):
     """Independent values of shapes: the Cram solver on each key's cells."""
@@ -151,10 +155,9 @@ def test_a_size_free_model_reads_a_larger_board(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_component_model_gives_probabilities_for_the_soft_mex(py_mode):
+def test_a_component_model_gives_probabilities_for_the_soft_mex():
     """What one ply reads from a network: a distribution per shape whose most likely value
-    is the model's value (values, so on the Python linker: a cold Numba compile of the
-    predictor's graph took 16 s)."""
+    is the model's value."""
     from flipnet.nn.core.compile import ComponentPredictor
     from flipnet.nn.core.kinds import build
 
