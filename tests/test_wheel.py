@@ -42,7 +42,7 @@ def _run(argv, cwd, env, stdin=None, timeout=600):
 def _borrow_dependencies(venv):
     """The wheel's dependencies read from this test's own environment, by a path file placed
     after the new environment's own packages, instead of copying some 400 MB of NumPy, SciPy
-    and Numba again (a quarter of the test's time); `pip check` then holds the wheel's
+    and Numba again (about 15 s of the test); `pip check` then holds the wheel's
     requirements to what it finds. A path file's directory is not a site directory, so the
     checkout's editable install (a path file in it) is not installed there."""
     own, = (venv / "lib").glob("python*/site-packages")
