@@ -525,6 +525,31 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
 
 
 @pytest.mark.slow
+def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, capsys):
+    """A new install's first search waits half a minute for Numba: the line says so, then
+    counts the search (a kernel has no overloads until it is compiled or loaded)."""
+    from flipnet.solve.cram import supervisor
+
+    monkeypatch.setenv("FLIPNET_PROGRESS", "1")
+    monkeypatch.setattr(supervisor, "PROGRESS_AFTER", 0.1)
+
+    class Compiling:
+        overloads = {}
+
+        def __call__(self, ctx):
+            time.sleep(0.8)
+            self.overloads = {"compiled": True}
+            time.sleep(0.8)
+            return True
+
+    CramSolver(progress=True, tt_log=10)._run(Compiling())
+    shown = capsys.readouterr().err
+    assert supervisor.COMPILING in shown and "search:" in shown
+    assert shown.index(supervisor.COMPILING) < shown.index("search:")
+    CramSolver(progress=True, tt_log=10)._run(lambda ctx: time.sleep(0.5) or True)  # a plain function: no line
+    assert supervisor.COMPILING not in capsys.readouterr().err
+
+
 def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
     see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the

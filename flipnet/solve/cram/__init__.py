@@ -51,6 +51,12 @@ def _kayles_table(n):
     return np.array([dawson_kayles(k) for k in range(n + 1)], dtype=np.int8)
 
 
+def _compiling(kernel):
+    """Whether Numba is still compiling `kernel` (a dispatcher has no overloads until it is
+    compiled or loaded from its cache); a plain Python function never is."""
+    return not getattr(kernel, "overloads", True)
+
+
 class CramSolver:
     """Nimbers of flip positions (normal play) by search, memoised across calls.
 
@@ -356,7 +362,7 @@ class CramSolver:
 
         nodes_before = int(self.counts()[search.NODES])
         self.supervisor.run([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
-                            settled=lambda: bool(answered))
+                            settled=lambda: bool(answered), compiling=lambda: _compiling(kernel))
         if answered:
             if answered[0]:  # the second worker's answers
                 args[-1][...] = calls[answered[0]][0][-1]

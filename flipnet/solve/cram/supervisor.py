@@ -18,6 +18,9 @@ from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
+# The progress line while Numba compiles a kernel (a new install's first search; loading
+# from its cache takes a fraction of a second): a user would otherwise watch "0 pos".
+COMPILING = "compiling the solver (once, about half a minute)"
 STOP_GRACE = 1.0  # seconds a kernel has to answer a stop before it is left behind
 
 
@@ -55,11 +58,12 @@ class Supervisor:
                 thread.join(0.2)
         self.left = []
 
-    def run(self, jobs, controls, stats, watch=None, settled=lambda: False):
+    def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False):
         """Run each job (a kernel call, or several in turn) in a thread of its own while
         this thread shows progress, enforces the limits and turns Ctrl-C into a stop
         written to every `controls` array; `stats` are the jobs' counters. Once
-        `settled()`, the jobs still running are only waited for."""
+        `settled()`, the jobs still running are only waited for; while `compiling()`, the
+        progress line says so."""
         failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
 
         def stop(reason):
@@ -83,7 +87,7 @@ class Supervisor:
         workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
         start = time.perf_counter()
         nodes_before, done_before = total(search.NODES), total(search.DONE)
-        line = None
+        line = shown = None
         with signals.deferred():
             for worker in workers:
                 worker.start()
@@ -108,7 +112,13 @@ class Supervisor:
                         watch(total(search.DONE) - done_before)
                     elif self.progress and elapsed > PROGRESS_AFTER:
                         if line is None:  # the rate counts from here, not from the count already reached
-                            line = bar(None, "search", unit="pos", initial=total(search.NODES) - nodes_before)
+                            shown = COMPILING if compiling() else "search"
+                            line = bar(None, shown, unit="pos", initial=total(search.NODES) - nodes_before)
+                        elif shown == COMPILING and not compiling():
+                            shown = "search"
+                            line.set_description_str(shown, refresh=False)
+                            line.reset()  # the rate counts from the search's start
+                            line.update(total(search.NODES) - nodes_before)
                         line.n = total(search.NODES) - nodes_before
                         line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
                                          refresh=False)
