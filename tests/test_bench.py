@@ -70,7 +70,7 @@ def test_the_former_shift_matrix_convolution_computes_what_the_layouts_do():
     import numpy as np
     import pytensor
     import pytensor.tensor as pt
-    from pytensor.compile.mode import Mode
+    from conftest import python_mode
 
     from flipnet.nn.components import layouts
 
@@ -79,7 +79,7 @@ def test_the_former_shift_matrix_convolution_computes_what_the_layouts_do():
     h_value = rng.normal(size=(batch, side * side, c_in))
     w_value = rng.normal(size=(9 * c_in, c_out))
     h, w = pt.tensor3("h", dtype="float64"), pt.matrix("w", dtype="float64")
-    mode = Mode(linker="py", optimizer="merge")
+    mode = python_mode()
     former, present = (pytensor.function([h, w], conv(h, w, side, batch), mode=mode)(h_value, w_value)
                        for conv in (bench._shift_matrix_conv, layouts.conv3x3))
     framed = np.pad(h_value.reshape(batch, side, side, c_in), ((0, 0), (1, 1), (1, 1), (0, 0)))

@@ -240,13 +240,12 @@ def _shift_matrix_conv(h, weights, side, batch):
 
     from flipnet.nn import FLOAT
     from flipnet.nn.components import layouts
-    from flipnet.nn.components.layouts import OFFSETS
 
     n = side * side
     shift = np.zeros((n, 9 * n), dtype=FLOAT)
     for j in range(n):
         r, c = divmod(j, side)
-        for k, (dr, dc) in enumerate(OFFSETS):
+        for k, (dr, dc) in enumerate(layouts.OFFSETS):
             if 0 <= r + dr < side and 0 <= c + dc < side:
                 shift[(r + dr) * side + c + dc, k * n + j] = 1
     channels = layouts.channels_in(weights)

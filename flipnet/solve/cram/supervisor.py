@@ -118,7 +118,6 @@ class Supervisor:
                             shown = "search"
                             line.set_description_str(shown, refresh=False)
                             line.reset()  # the rate counts from the search's start
-                            line.update(total(search.NODES) - nodes_before)
                         line.n = total(search.NODES) - nodes_before
                         line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
                                          refresh=False)
