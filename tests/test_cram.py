@@ -346,8 +346,10 @@ def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatc
 def test_the_table_grows_with_the_search():
     from flipnet.solve.cram import MAX_TABLE_LOG, MIN_TABLE_LOG, table_log
 
-    logs = [table_log(cells, 5) for cells in range(2, 65)]
-    assert logs == sorted(logs) and logs[0] == MIN_TABLE_LOG and logs[-1] == MAX_TABLE_LOG
+    for side in (3, 5, 6):
+        logs = [table_log(cells, side) for cells in range(2, 65)]
+        assert logs == sorted(logs) and MIN_TABLE_LOG <= logs[0] and logs[-1] <= MAX_TABLE_LOG
+    assert table_log(2, 5) == MIN_TABLE_LOG and table_log(64, 5) == table_log(64, 6) == MAX_TABLE_LOG
     assert table_log(42, 3) < table_log(42, 5) < table_log(42, 6)  # a thick box visits more positions
 
 

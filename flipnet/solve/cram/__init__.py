@@ -41,9 +41,14 @@ def table_log(cells, side):
     shorter side is `side`. The positions a search visits grow with the cells, and faster
     on a thick board than a thin one (42 cells: 3x14 visits 0.6 million, 6x7 50 million);
     measured with two workers (docs/cram.md, step 9): 5x8 fastest with 2^22, 4x11 with 2^24
-    (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28)."""
-    log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else 28
-    log += 2 if side >= 6 else -2 if side <= 3 else 0
+    (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28), 6x7
+    with 2^25 and 7x7 with 2^26 (a larger table searched as many positions and cost
+    seconds more to map)."""
+    if side >= 6:
+        log = 22 if cells <= 36 else 25 if cells <= 44 else 26 if cells <= 49 else 28
+    else:
+        log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else 28
+        log -= 2 if side <= 3 else 0
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
 
 
