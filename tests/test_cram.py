@@ -343,6 +343,22 @@ def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatc
     assert growing.value(full(2, 4)) == 0 and growing.tt_log == 14  # a smaller one later: the table stays
 
 
+def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
+    import flipnet.solve.cram as cram
+    from flipnet.solve.cram import ENTRY_BYTES, MAX_TABLE_LOG, MIN_TABLE_LOG, affordable_table_log
+
+    assert affordable_table_log(None) == MAX_TABLE_LOG
+    assert affordable_table_log(2 * ENTRY_BYTES << 24) == 24 and affordable_table_log((2 * ENTRY_BYTES << 24) - 1) == 23
+    assert affordable_table_log(1) == MIN_TABLE_LOG and affordable_table_log(1 << 50) == MAX_TABLE_LOG
+    assert cram.physical_memory() > 0  # Linux says
+
+    monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
+    monkeypatch.setattr(cram, "physical_memory", lambda: 2 * ENTRY_BYTES << 21)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
+    assert solver.value(full(3, 4)) == table(FlipGame(3, 4))[(1 << 12) - 1]
+    assert solver.tt_log == 21 and solver.tt.nbytes == ENTRY_BYTES << 21
+
+
 def test_the_table_grows_with_the_search():
     from flipnet.solve.cram import MAX_TABLE_LOG, MIN_TABLE_LOG, table_log
 

@@ -18,7 +18,7 @@ from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
-from flipnet.solve.cram.memory import populate, zeroed_table
+from flipnet.solve.cram.memory import physical_memory, populate, zeroed_table
 from flipnet.solve.cram.supervisor import Supervisor
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
@@ -31,7 +31,9 @@ LARGE_ENDGAME_FROM = 40
 # (docs/cram.md, step 9). Mapping a table costs, and a larger one than the search needs is
 # slower to probe too (5x7 searched 0.50 s with 2^20 or 2^22 entries, and in 0.59 s with
 # 2^26, plus 1.6 s to map it); one too small loses facts it has to find again.
-MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 28  # 16 MB .. 4.3 GB
+MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # 16 MB .. 8.6 GB
+ENTRY_BYTES = 16  # two words an entry
+TABLE_SHARE = 2  # a table takes at most half the machine's memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
@@ -43,13 +45,24 @@ def table_log(cells, side):
     measured with two workers (docs/cram.md, step 9): 5x8 fastest with 2^22, 4x11 with 2^24
     (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28), 6x7
     with 2^25 and 7x7 with 2^26 (a larger table searched as many positions and cost
-    seconds more to map)."""
-    if side >= 6:
-        log = 22 if cells <= 36 else 25 if cells <= 44 else 26 if cells <= 49 else 28
+    seconds more to map); 5x10 stored 344 million entries, more than 2^28 hold."""
+    if side <= 3:
+        log = 18 if cells <= 36 else 20 if cells <= 41 else 22 if cells <= 44 else 24 if cells <= 47 else 26
+    elif side >= 6:
+        log = 22 if cells <= 36 else 25 if cells <= 44 else 26 if cells <= 49 else 29
     else:
-        log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else 28
-        log -= 2 if side <= 3 else 0
+        log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else \
+            28 if cells <= 49 else 29
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
+
+
+def affordable_table_log(memory):
+    """The largest table (log2 of its entries) that takes at most 1/TABLE_SHARE of `memory`
+    bytes (None: the machine does not say, no limit but MAX_TABLE_LOG)."""
+    log = MAX_TABLE_LOG
+    while memory is not None and log > MIN_TABLE_LOG and (ENTRY_BYTES << log) * TABLE_SHARE > memory:
+        log -= 1
+    return log
 
 
 def _kayles_table(n):
@@ -206,7 +219,7 @@ class CramSolver:
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
                   file=sys.stderr)
         if self.grow_table and largest:
-            self.use_table(table_log(largest, side))
+            self.use_table(min(table_log(largest, side), affordable_table_log(physical_memory())))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             populate(self.tt)  # two workers faulting pages in one by one wait for each other
             self._populated = self.tt

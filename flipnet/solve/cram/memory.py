@@ -27,6 +27,7 @@ faster).
 """
 
 import mmap
+import os
 
 import numpy as np
 from llvmlite import ir
@@ -99,3 +100,11 @@ def populate(table):
     except (OSError, ValueError):
         return False
     return True
+
+
+def physical_memory():
+    """Bytes of memory the machine has, or None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
