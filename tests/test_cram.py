@@ -350,13 +350,70 @@ def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
     assert affordable_table_log(None) == MAX_TABLE_LOG
     assert affordable_table_log(2 * ENTRY_BYTES << 24) == 24 and affordable_table_log((2 * ENTRY_BYTES << 24) - 1) == 23
     assert affordable_table_log(1) == MIN_TABLE_LOG and affordable_table_log(1 << 50) == MAX_TABLE_LOG
-    assert cram.physical_memory() > 0  # Linux says
+    assert 0 < cram.usable_memory() <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # Linux says
 
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
-    monkeypatch.setattr(cram, "physical_memory", lambda: 2 * ENTRY_BYTES << 21)
+    monkeypatch.setattr(cram, "usable_memory", lambda: 2 * ENTRY_BYTES << 21)
     solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
     assert solver.value(full(3, 4)) == table(FlipGame(3, 4))[(1 << 12) - 1]
     assert solver.tt_log == 21 and solver.tt.nbytes == ENTRY_BYTES << 21
+
+
+# In a process of its own: an address-space limit (`ulimit -v`) set once the kernels are
+# compiled, `room` bytes above what the process already holds.
+LIMITED = """
+import resource, sys
+from flipnet.solve.cram import memory
+def vm_size():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+room = int(sys.argv[1])
+{before}
+resource.setrlimit(resource.RLIMIT_AS, (vm_size() + room, resource.getrlimit(resource.RLIMIT_AS)[1]))
+{after}
+"""
+
+
+def run_limited(room, before, after):
+    import subprocess
+    import sys
+
+    code = LIMITED.format(before=before, after=after)
+    out = subprocess.run([sys.executable, "-c", code, str(room)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_usable_memory_sees_a_limit_on_the_address_space():
+    found = run_limited(1 << 30, "", "print(memory.usable_memory(), vm_size() + room)")
+    assert int(found[0]) == int(found[1])  # the limit, less than this machine's memory
+
+
+def test_a_table_the_system_refuses_gives_way_to_a_smaller_one():
+    """Where a limit the solver cannot see refuses a 2^29-entry table (8.6 GB), the solver
+    takes the largest smaller one the system grants, and the value is the same."""
+    before = ("import flipnet.solve.cram as cram\n"
+              "solver = cram.CramSolver(progress=False, tt_log=cram.MIN_TABLE_LOG, grow_table=True)\n"
+              "solver.value({(r, c) for r in range(2) for c in range(3)})\n"  # compiled before the limit
+              "cram.usable_memory = lambda: None\n"
+              "cram.table_log = lambda cells, side: cram.MAX_TABLE_LOG")
+    room = 3 << 29  # 1.5 GB: room for 2^26 entries (1.1 GB), not for 2^27
+    value, log = run_limited(room, before, "print(solver.value({(r, c) for r in range(3) for c in range(4)}), "
+                                           "solver.tt_log)")
+    from flipnet.solve.cram import ENTRY_BYTES, MAX_TABLE_LOG, MIN_TABLE_LOG
+
+    assert int(log) == max(k for k in range(MIN_TABLE_LOG, MAX_TABLE_LOG) if ENTRY_BYTES << k <= room)
+    assert int(value) == table(FlipGame(3, 4))[(1 << 12) - 1]
+
+
+def test_a_database_the_system_cannot_map_is_named_in_one_line(tmp_path):
+    Endgame.load_or_build(tmp_path, boxes=((4, 6),))  # 16 MB
+    before = "from flipnet.base.errors import FlipnetError\nfrom flipnet.solve.cram.endgame import Endgame"
+    after = (f"try:\n    Endgame.load_or_build({str(tmp_path)!r})\n"
+             f"except FlipnetError as exc:\n    print(exc)")
+    said = " ".join(run_limited(8 << 20, before, after))
+    assert said == f"cannot map the endgame database {tmp_path / 'cram-endgame.bin'} (17 MB) into memory: " \
+                   f"Cannot allocate memory", said
 
 
 def test_the_table_grows_with_the_search():

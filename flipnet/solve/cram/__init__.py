@@ -18,7 +18,7 @@ from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
-from flipnet.solve.cram.memory import physical_memory, populate, zeroed_table
+from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.cram.supervisor import Supervisor
 from flipnet.solve.kayles import dawson_kayles, kayles_splits
 
@@ -33,7 +33,7 @@ LARGE_ENDGAME_FROM = 40
 # 2^26, plus 1.6 s to map it); one too small loses facts it has to find again.
 MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # 16 MB .. 8.6 GB
 ENTRY_BYTES = 16  # two words an entry
-TABLE_SHARE = 2  # a table takes at most half the machine's memory: the database and the rest need theirs
+TABLE_SHARE = 2  # a table takes at most half the usable memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
@@ -58,7 +58,7 @@ def table_log(cells, side):
 
 def affordable_table_log(memory):
     """The largest table (log2 of its entries) that takes at most 1/TABLE_SHARE of `memory`
-    bytes (None: the machine does not say, no limit but MAX_TABLE_LOG)."""
+    bytes (`usable_memory()`; None: the machine does not say, no limit but MAX_TABLE_LOG)."""
     log = MAX_TABLE_LOG
     while memory is not None and log > MIN_TABLE_LOG and (ENTRY_BYTES << log) * TABLE_SHARE > memory:
         log -= 1
@@ -219,7 +219,7 @@ class CramSolver:
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
                   file=sys.stderr)
         if self.grow_table and largest:
-            self.use_table(min(table_log(largest, side), affordable_table_log(physical_memory())))
+            self.use_table(min(table_log(largest, side), affordable_table_log(usable_memory())))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             populate(self.tt)  # two workers faulting pages in one by one wait for each other
             self._populated = self.tt
@@ -327,11 +327,18 @@ class CramSolver:
 
     def use_table(self, tt_log):
         """A table of 2^tt_log entries if the present one is smaller. It starts empty: the
-        table only remembers proven facts, and losing them costs time, never truth."""
+        table only remembers proven facts, and losing them costs time, never truth. Where
+        the system refuses the mapping (a limit `usable_memory` could not see), the
+        largest smaller one it grants that is still larger than the present one."""
         with self._busy:
             self.supervisor.wait_for_left()
-            if tt_log > self.tt_log:
-                self.tt, self.tt_log = zeroed_table(1 << tt_log, 2), tt_log
+            for log in range(tt_log, self.tt_log, -1):
+                try:
+                    table = zeroed_table(1 << log, 2)
+                except (MemoryError, OSError):
+                    continue
+                self.tt, self.tt_log = table, log
+                return
 
     def use_workers(self, workers):
         """Search each component with 1 or 2 workers from the next call on."""

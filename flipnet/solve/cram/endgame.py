@@ -113,8 +113,19 @@ class Endgame:
             problem = _problem(path, meta_path, meta)
             if problem is not None:  # another process replaced it meanwhile, or the disk lies
                 raise FlipnetError(f"the endgame database just built in {directory} fails its check: {problem}")
-        data = np.memmap(path, dtype=np.uint8, mode="r")
-        return cls(data, meta["offsets"])
+        return cls(_mapped(path), meta["offsets"])
+
+
+def _mapped(path):
+    """The database file mapped read-only; a limit on the process's memory (`ulimit -v`, a
+    strict overcommit policy) can refuse it, and the user hears which file and how large."""
+    try:
+        return np.memmap(path, dtype=np.uint8, mode="r")
+    except OSError as exc:
+        size = path.stat().st_size
+        size = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+        raise FlipnetError(f"cannot map the endgame database {path} ({size}) into memory: "
+                           f"{exc.strerror or exc}") from None
 
 
 def _files(directory):
@@ -150,7 +161,7 @@ def _problem(path, meta_path, meta, full_check=False):
     before = _stat_stamp(path)
     if not full_check and meta.get("stamp") == before:
         return None  # unwritten since the full check that stamped it
-    found = _block_crcs(np.memmap(path, dtype=np.uint8, mode="r"))
+    found = _block_crcs(_mapped(path))
     bad = next((k for k, (a, b) in enumerate(zip(found, crcs)) if a != b), None)
     if bad is not None:
         start = bad * BLOCK_BYTES

@@ -102,9 +102,79 @@ def populate(table):
     return True
 
 
-def physical_memory():
-    """Bytes of memory the machine has, or None where the platform does not say."""
+def usable_memory():
+    """Bytes a table may count on, or None where the platform says nothing: the least of the
+    machine's memory, a control group's limit (a container's), the process's address-space
+    limit (`ulimit -v`), the room left to commit where the kernel refuses to overcommit, and
+    the memory available now. Each bounds what a mapping may take before the kernel refuses
+    it or a full container kills the process."""
+    bounds = [_physical_memory(), _cgroup_limit(), _address_space_limit()]
+    meminfo = _meminfo()
+    if "MemAvailable" in meminfo:
+        bounds.append(meminfo["MemAvailable"])
+    if _read_int("/proc/sys/vm/overcommit_memory") == 2 and {"CommitLimit", "Committed_AS"} <= meminfo.keys():
+        bounds.append(max(meminfo["CommitLimit"] - meminfo["Committed_AS"], 0))
+    known = [bound for bound in bounds if bound is not None]
+    return min(known) if known else None
+
+
+def _physical_memory():
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _cgroup_limit():
+    """The memory limit of this process's control group, version 2 or 1 (None: none)."""
+    limits = [_read_int(path) for path in _cgroup_limit_files()]
+    limits = [limit for limit in limits if limit is not None and limit < 1 << 60]  # v1: a huge number, no limit
+    return min(limits, default=None)
+
+
+def _cgroup_limit_files():
+    """The files that may hold the limit: the group's own (from /proc/self/cgroup) and the root's."""
+    files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+    try:
+        with open("/proc/self/cgroup") as lines:
+            for line in lines:
+                _, controllers, group = line.rstrip("\n").split(":", 2)
+                if controllers == "":
+                    files.append(f"/sys/fs/cgroup{group.rstrip('/')}/memory.max")
+                elif "memory" in controllers.split(","):
+                    files.append(f"/sys/fs/cgroup/memory{group.rstrip('/')}/memory.limit_in_bytes")
+    except (OSError, ValueError):
+        pass
+    return files
+
+
+def _address_space_limit():
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, AttributeError, ValueError, OSError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def _meminfo():
+    """/proc/meminfo's fields in bytes ({} where there is none)."""
+    fields = {}
+    try:
+        with open("/proc/meminfo") as lines:
+            for line in lines:
+                name, _, rest = line.partition(":")
+                parts = rest.split()
+                if parts and parts[0].isdigit():
+                    fields[name] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
+    except OSError:
+        pass
+    return fields
+
+
+def _read_int(path):
+    try:
+        with open(path) as text:
+            return int(text.read().strip())
+    except (OSError, ValueError):  # absent, or "max"
         return None
