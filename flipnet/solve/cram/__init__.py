@@ -38,6 +38,15 @@ POPULATE_FROM = 32  # a component this large touches most of the table: map all 
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
 
+# By the box's shorter side, at most: ((at most these cells, log2 of the table's entries),
+# ...), and the log beyond the last of them
+TABLE_SIZES = (
+    (3, ((36, 18), (41, 20), (44, 22), (47, 24)), 26),
+    (5, ((36, 20), (41, 22), (44, 24), (47, 26), (49, 28)), 29),
+    (MAX_FRAME, ((36, 22), (44, 25), (49, 26)), 29),
+)
+
+
 def table_log(cells, side):
     """log2 of the table's entries for a search of a component of `cells` cells whose box's
     shorter side is `side`. The positions a search visits grow with the cells, and faster
@@ -46,13 +55,8 @@ def table_log(cells, side):
     (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28), 6x7
     with 2^25 and 7x7 with 2^26 (a larger table searched as many positions and cost
     seconds more to map); 5x10 stored 344 million entries, more than 2^28 hold."""
-    if side <= 3:
-        log = 18 if cells <= 36 else 20 if cells <= 41 else 22 if cells <= 44 else 24 if cells <= 47 else 26
-    elif side >= 6:
-        log = 22 if cells <= 36 else 25 if cells <= 44 else 26 if cells <= 49 else 29
-    else:
-        log = 20 if cells <= 36 else 22 if cells <= 41 else 24 if cells <= 44 else 26 if cells <= 47 else \
-            28 if cells <= 49 else 29
+    steps, beyond = next((steps, beyond) for widest, steps, beyond in TABLE_SIZES if side <= widest)
+    log = next((log for most, log in steps if cells <= most), beyond)
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
 
 
