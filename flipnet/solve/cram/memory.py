@@ -24,6 +24,10 @@ than one); `populate` maps them all first, in one call, and then in 2 MB pages: 
 in one pass they cost no stall, and a probe of a table read at random no longer misses
 the TLB as well (mapping 2^28 entries: 3.3 s instead of 10.8 s; 6x7 on two workers 12-17%
 faster).
+
+How large a table may be is the least of what bounds the process (`usable_memory`): the
+machine is only one of them, and a container's limit or `ulimit -v` refuses a mapping the
+machine could hold.
 """
 
 import mmap
