@@ -222,8 +222,9 @@ class CramSolver:
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
                   file=sys.stderr)
-        if self.grow_table and largest:
-            self.use_table(min(table_log(largest, side), affordable_table_log(usable_memory())))
+        wanted = table_log(largest, side) if self.grow_table and largest else 0
+        if wanted > self.tt_log:  # the system's limits read only when the table would grow
+            self.use_table(min(wanted, affordable_table_log(usable_memory())))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             populate(self.tt)  # two workers faulting pages in one by one wait for each other
             self._populated = self.tt
