@@ -2,6 +2,7 @@
 stage that owns its work (games, solve, datasets, nn, play, report)."""
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -255,8 +256,8 @@ def _parse_endgame(sub):
     p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
     p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
     p.add_argument("--cells", type=int, choices=(28, 30),
-                   help="boxes of at most 28 cells (453 MB, ~15 s) or 30 (3.5 GB, ~2 min, for 6x7 and "
-                        "larger); default: keep the database there, else build 28")
+                   help="boxes of at most 28 cells (453 MB, seconds) or 30 (3.5 GB, under a minute, for 6x7 "
+                        "and larger); default: keep the database there, else build 28")
     p.set_defaults(run=cmd_endgame)
 
 
@@ -760,11 +761,20 @@ def cmd_compare(args):
 
 def cmd_endgame(args):
     from flipnet.base.places import cache_dir
+    from flipnet.base.progress import bar
     from flipnet.solve.cram.endgame import BOX_SETS, Endgame
 
     start = time.perf_counter()
     boxes = BOX_SETS[args.cells] if args.cells else None
-    endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print, full_check=True)
+    with contextlib.ExitStack() as stack:
+        shown = []  # the bar, once a build begins (a sound database is only checked)
+
+        def progress(done, total):
+            if not shown:
+                shown.append(stack.enter_context(bar(total, "endgame", unit="pos")))
+            shown[0].update(done - shown[0].n)
+
+        endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print, progress=progress, full_check=True)
     print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
           f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")
 

@@ -311,6 +311,8 @@ CASES = [
     ("predict-timeout-zero", ["predict", F + "/model.npz", "11111111", "--timeout", "0"],
      "--timeout must be a positive number"),
     ("endgame-dir-is-file", ["endgame", "--dir", "/dev/null"], "/dev/null is not a directory"),
+    ("endgame-disk-full", ["endgame", "--dir", "."], "cannot write cram-endgame.bin: File too large",
+     {"file_size": 1 << 20}),
     ("bench-out", ["bench", "--only", "nosuch", "--out", "/nonexistent/x.json"], "unknown bench sections"),
 ]
 

@@ -488,6 +488,11 @@ def test_populate_maps_every_page_of_the_table_and_keeps_what_it_holds():
     setting = "/sys/kernel/mm/transparent_hugepage/enabled"
     if os.path.exists(setting) and "[never]" not in open(setting).read():
         assert mapping_of(table.ctypes.data + table.nbytes // 2)["THPeligible"] == "1"
+    small = zeroed_table(1 << 18, 2)  # a table the solver keeps in 4 kB pages
+    resident = int(mapping_of(small.ctypes.data)["Rss"])
+    assert populate(small, huge_pages=False)
+    assert int(mapping_of(small.ctypes.data)["Rss"]) - resident >= small.nbytes // 1024 * 7 // 8
+    assert mapping_of(small.ctypes.data + small.nbytes // 2)["THPeligible"] == "0" and not small.any()
 
 
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
@@ -592,7 +597,7 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
     assert capsys.readouterr().err.splitlines() == [
         "flipnet: a component of 42 cells, and the endgame database holds boxes of at most 9 cells: the "
         "30-cell one answers such boards several times faster (`make endgame-large` or `flipnet endgame "
-        "--cells 30`: once, about 2 min, 3.5 GB)"]  # once, not at every question
+        "--cells 30`: once, under a minute, 3.5 GB)"]  # once, not at every question
     largest = CramSolver(progress=False, tt_log=10, auto_endgame=True)
     largest.endgame = Endgame(np.zeros(1, np.uint8), [(5, 6, 0), (2, 15, 0)])  # its boxes only are read
     assert not largest._wants_larger_endgame()

@@ -35,6 +35,10 @@ MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # 16 MB .. 8.6 GB
 ENTRY_BYTES = 16  # two words an entry
 TABLE_SHARE = 2  # a table takes at most half the usable memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
+# From this table (log2 of its entries) on, the pages are 2 MB: fewer TLB misses pay for the
+# seconds the system may take to find them (4x11, 2^24: 7.1 s in 4 kB pages, 8.4 s in 2 MB;
+# 6x7, 2^25: 2 MB pages 2-5 s faster in all, docs/cram.md step 9)
+HUGE_PAGES_FROM = 25
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
 
@@ -220,13 +224,14 @@ class CramSolver:
             self._advised = True
             print(f"flipnet: a component of {largest} cells, and the endgame database holds boxes of at most "
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
-                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about 2 min, 3.5 GB)",
+                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, under a minute, 3.5 GB)",
                   file=sys.stderr)
         wanted = table_log(largest, side) if self.grow_table and largest else 0
         if wanted > self.tt_log:  # the system's limits read only when the table would grow
             self.use_table(min(wanted, affordable_table_log(usable_memory())))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
-            populate(self.tt)  # two workers faulting pages in one by one wait for each other
+            # two workers faulting pages in one by one wait for each other
+            populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
             self._populated = self.tt
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):

@@ -1,13 +1,13 @@
 """The endgame database: the nimber of every position that fits in a small box.
 
-Each box's table is the table DP's (`solve.dp`) for a flip board of that shape, so a
-component whose canonical box (h <= w) fits inside one is answered by one lookup. The
-default boxes are every box of at most 28 cells not inside a larger one of them:
-2x12, 3x9, 4x7 and 5x5, 453 MB in all (one byte a position), built once in about
-15 s (`flipnet endgame`, or on first use) into the cache directory, then memory-mapped.
-The 30-cell set (`flipnet endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6, 3.5 GB, about two
-minutes) is for boards of 40 cells and more; the solver reads whichever set the cache
-holds.
+Each box's table holds the nimber of every position of a flip board of that shape
+(`box_values`, one byte a position, bit r * w + c for cell (r, c)), so a component whose
+canonical box (h <= w) fits inside one is answered by one lookup. The default boxes are
+every box of at most 28 cells not inside a larger one of them: 2x12, 3x9, 4x7 and 5x5,
+453 MB in all, built once in a few seconds (`flipnet endgame`, or on first use) into the
+cache directory, then memory-mapped. The 30-cell set (`flipnet endgame --cells 30`: 2x15,
+3x10, 4x7 and 5x6, 3.5 GB, under a minute) is for boards of 40 cells and more. The
+solver reads whichever set the cache holds.
 
 A database proves itself before a value is read from it: its description must give the
 layout these boxes have (offsets, sizes), and every block of 16 MiB must have the CRC-32
@@ -23,6 +23,7 @@ always runs the full check. A file that fails is never read: `load_or_build` bui
 again, saying why on one line.
 """
 
+import errno
 import json
 import os
 import time
@@ -77,10 +78,12 @@ class Endgame:
 
     @classmethod
     def build(cls, boxes=DEFAULT_BOXES, progress=None):
-        """Solve every box's table in memory (for tests and small boxes)."""
-        tables = [_box_table(h, w, progress) for h, w in _checked(boxes)]
-        offsets = np.cumsum([0] + [t.size for t in tables])
-        return cls(np.concatenate(tables), [(h, w, o) for (h, w), o in zip(boxes, offsets)])
+        """Solve every box's table in memory (for tests and small boxes); `progress` as
+        `load_or_build` takes it."""
+        offsets, size = _layout(_checked(boxes))
+        data = np.zeros(size, np.uint8)
+        _fill(data, offsets, progress)
+        return cls(data, offsets)
 
     @staticmethod
     def is_built(directory=None):
@@ -94,7 +97,8 @@ class Endgame:
         """The database in `directory` (default: `cache_dir()`), built there first if it
         is missing, damaged, or holds other boxes than `boxes` (None: any sound database
         will do, else the default boxes are built). `full_check`: read every block again,
-        whatever the stamp says."""
+        whatever the stamp says. `progress`, if given, is called during a build with
+        (positions done, positions in all)."""
         directory, path, meta_path = _files(directory)
         meta = _read_meta(meta_path)
         problem = _problem(path, meta_path, meta, full_check)
@@ -228,31 +232,58 @@ def _checked(boxes):
     return boxes
 
 
-def _box_table(h, w, progress=None):
-    from flipnet.games import FlipGame
-    from flipnet.solve.dp import table
+def _fill(data, offsets, progress=None):
+    """Write each box's values into its place of `data` (an array or a writable map);
+    `progress`, if given, is called with (positions done, positions in all) as they go."""
+    from flipnet.solve.cram.box_values import fill_box_values
 
-    return table(FlipGame(h, w), progress=progress)
+    done = 0
+
+    def step(count):
+        nonlocal done
+        done += count
+        progress(done, data.size)
+
+    for h, w, offset in offsets:
+        values = data[offset:offset + (1 << (h * w))]
+        fill_box_values(values, h, w, step if progress else None)
+        if values.max() > h * w // 2:
+            raise FlipnetError(f"box {h}x{w} has nimber {values.max()}: a game of {h * w} cells "
+                               f"lasts at most {h * w // 2} moves")
 
 
 def _write(directory, path, meta_path, boxes, progress):
+    """Build the database in a temporary file beside `path`, filled in place through a
+    memory map: its blocks are reserved on the disk first (a full disk is one line now, not
+    a SIGBUS at a page written later), and it takes its name only once its CRCs are read."""
     ensure_dir(directory.parent)
     ensure_dir(directory)
     start = time.perf_counter()
     offsets, size = _layout(boxes)
     with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:
-            for h, w in boxes:
-                values = _box_table(h, w, progress)
-                if values.max() > h * w // 2:
-                    raise FlipnetError(f"box {h}x{w} has nimber {values.max()}: a game of {h * w} cells "
-                                       f"lasts at most {h * w // 2} moves")
-                f.write(values.tobytes())
+        with open(tmp, "r+b") as f:
+            _reserve(f, size)
+        data = np.memmap(tmp, dtype=np.uint8, mode="r+", shape=(size,))
+        _fill(data, offsets, progress)
+        data.flush()
+        del data
         crcs = _block_crcs(np.memmap(tmp, dtype=np.uint8, mode="r"))  # what the disk holds
     meta = {"format": FORMAT, "boxes": [list(b) for b in boxes], "offsets": offsets, "bytes": size,
             "block_bytes": BLOCK_BYTES, "crc32": crcs, "seconds": time.perf_counter() - start}
     with atomic_path(meta_path) as tmp:
         tmp.write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def _reserve(f, size):
+    """Give the open file `size` bytes, allocated on the disk where the system can say so."""
+    if hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(f.fileno(), 0, size)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                raise  # no room: atomic_path names the file and the reason
+    f.truncate(size)
 
 
 def _read_meta(meta_path):

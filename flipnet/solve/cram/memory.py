@@ -86,10 +86,11 @@ def zeroed_table(rows, columns, dtype=np.uint64):
 MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and later
 
 
-def populate(table):
+def populate(table, huge_pages=True):
     """Map every page of a `zeroed_table` now, writable, its contents kept, in 2 MB pages
-    where the system gives them (those not yet touched); True if done (False where the
-    platform cannot: the pages then come as they are touched)."""
+    where the system gives them (those not yet touched) if `huge_pages`, else in 4 kB
+    pages; True if done (False where the platform cannot: the pages then come as they are
+    touched)."""
     memory = table.base  # views of views, then NumPy's memoryview of the mapping
     while isinstance(memory, np.ndarray):
         memory = memory.base
@@ -98,7 +99,7 @@ def populate(table):
     if not isinstance(memory, mmap.mmap):
         return False
     try:
-        if hasattr(mmap, "MADV_HUGEPAGE"):  # read at random all over: a TLB miss a probe in 4 kB pages
+        if huge_pages and hasattr(mmap, "MADV_HUGEPAGE"):  # read at random: in 4 kB pages, a TLB miss a probe
             memory.madvise(mmap.MADV_HUGEPAGE)
         memory.madvise(MADV_POPULATE_WRITE)
     except (OSError, ValueError):

@@ -1,0 +1,70 @@
+"""The nimber of every position of a box, written in place in the endgame database's layout.
+
+One byte a position (bit r * w + c is cell (r, c)), filled straight into the database
+file's memory map: nothing the size of the box is held besides the file's own pages (the
+table DP of `solve.dp` carries a one-hot word a position and a copy to write out; for the
+30-cell set it peaked at 4.5 GB and took four times as long). A move only clears cells,
+so every option of position p is a smaller integer than p, and positions taken in
+increasing order find their options' values done. Two threads share the work by the box's
+last row: the positions whose last row holds the cells R form a block, every option of
+the block lies in a block of a subset of R (or in its own, earlier), so the blocks of one
+popcount of R are independent and go in parallel, one popcount after another. Reading
+p's options in increasing p walks a few dozen sequential streams through the array,
+which the CPU prefetches.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from flipnet.solve.cram.bits import lowest_bit_index
+
+BLOCKS_A_STEP = 4  # blocks filled between two reports of progress (two a thread)
+MAX_VALUES = 32  # a game of at most 62 cells lasts at most 31 moves: its nimber fits a 32-bit set
+
+
+@njit(cache=True, parallel=True)
+def _fill_blocks(values, rows_of_block, h, w):
+    """Fill the blocks whose last row is each of `rows_of_block`, in parallel."""
+    low_bits = (h - 1) * w
+    last_col = np.uint64(0)  # cells with a right neighbour in the box
+    for r in range(h):
+        last_col |= np.uint64(((1 << (w - 1)) - 1) << (r * w))
+    width = np.uint64(w)
+    for k in prange(rows_of_block.size):
+        base = np.uint64(rows_of_block[k]) << np.uint64(low_bits)
+        for low in range(1 << low_bits):
+            p = base | np.uint64(low)
+            seen = np.uint32(0)
+            across = p & (p >> np.uint64(1)) & last_col  # horizontal dominoes, by their left cell
+            while across:
+                i = lowest_bit_index(across)
+                seen |= np.uint32(1) << np.uint32(values[p ^ (np.uint64(3) << np.uint64(i))])
+                across &= across - np.uint64(1)
+            down = p & (p >> width)  # vertical dominoes, by their upper cell
+            while down:
+                i = lowest_bit_index(down)
+                seen |= np.uint32(1) << np.uint32(values[p ^ ((np.uint64(1) | (np.uint64(1) << width)) << np.uint64(i))])
+                down &= down - np.uint64(1)
+            v = 0
+            while seen & (np.uint32(1) << np.uint32(v)):
+                v += 1
+            values[p] = v
+
+
+def fill_box_values(values, h, w, progress=None):
+    """Write the nimber of every position of the h x w box (bit r * w + c is cell (r, c))
+    into `values` (uint8, 2^(h*w) of them: an array or a memory map). `progress`, if
+    given, is called with the positions done after each step."""
+    if h < 2 or h * w // 2 >= MAX_VALUES:
+        raise ValueError(f"boxes need 2 or more rows and at most {2 * MAX_VALUES - 1} cells, not {h}x{w}")
+    if values.size != 1 << (h * w) or values.dtype != np.uint8:
+        raise ValueError(f"a {h}x{w} box has {1 << (h * w)} positions, one uint8 each")
+    last_rows = np.arange(1 << w, dtype=np.int64)
+    counts = np.array([bin(r).count("1") for r in range(1 << w)])
+    for ones in range(w + 1):
+        layer = last_rows[counts == ones]
+        for start in range(0, layer.size, BLOCKS_A_STEP):
+            blocks = layer[start:start + BLOCKS_A_STEP]
+            _fill_blocks(values, blocks, h, w)
+            if progress:
+                progress(blocks.size << ((h - 1) * w))
