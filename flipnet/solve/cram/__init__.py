@@ -37,7 +37,7 @@ TABLE_SHARE = 2  # a table takes at most half the usable memory: the database an
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 # From this table (log2 of its entries) on, the pages are 2 MB: fewer TLB misses pay for the
 # seconds the system may take to find them (4x11, 2^24: 7.1 s in 4 kB pages, 8.4 s in 2 MB;
-# 6x7, 2^25: 2 MB pages 2-5 s faster in all, docs/cram.md step 9)
+# 6x7, 2^25: 2 MB pages 1.5-2 s faster in all, docs/cram.md step 6)
 HUGE_PAGES_FROM = 25
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 
