@@ -5,7 +5,7 @@ file's memory map: nothing the size of the box is held besides the file's own pa
 table DP of `solve.dp` carries a one-hot word a position and a copy to write out; for the
 30-cell set it peaked at 4.5 GB and took four times as long). A move only clears cells,
 so every option of position p is a smaller integer than p, and positions taken in
-increasing order find their options' values done. Two threads share the work by the box's
+increasing order find their options' values done. The threads share the work by the box's
 last row: the positions whose last row holds the cells R form a block, every option of
 the block lies in a block of a subset of R (or in its own, earlier), so the blocks of one
 popcount of R are independent and go in parallel, one popcount after another. Reading
@@ -19,31 +19,32 @@ from numba import njit, prange
 from flipnet.solve.cram.bits import lowest_bit_index
 
 BLOCKS_A_STEP = 4  # blocks filled between two reports of progress (two a thread)
-MAX_VALUES = 32  # a game of at most 62 cells lasts at most 31 moves: its nimber fits a 32-bit set
+MAX_VALUES = 32  # a game of at most 63 cells lasts at most 31 moves: its nimber fits a 32-bit set
 
 
 @njit(cache=True, parallel=True)
 def _fill_blocks(values, rows_of_block, h, w):
     """Fill the blocks whose last row is each of `rows_of_block`, in parallel."""
     low_bits = (h - 1) * w
-    last_col = np.uint64(0)  # cells with a right neighbour in the box
+    has_right = np.uint64(0)  # cells with a right neighbour in the box
     for r in range(h):
-        last_col |= np.uint64(((1 << (w - 1)) - 1) << (r * w))
+        has_right |= np.uint64(((1 << (w - 1)) - 1) << (r * w))
     width = np.uint64(w)
+    across_pair, down_pair = np.uint64(3), np.uint64(1) | (np.uint64(1) << width)  # a domino at cell 0
     for k in prange(rows_of_block.size):
         base = np.uint64(rows_of_block[k]) << np.uint64(low_bits)
         for low in range(1 << low_bits):
             p = base | np.uint64(low)
             seen = np.uint32(0)
-            across = p & (p >> np.uint64(1)) & last_col  # horizontal dominoes, by their left cell
+            across = p & (p >> np.uint64(1)) & has_right  # horizontal dominoes, by their left cell
             while across:
                 i = lowest_bit_index(across)
-                seen |= np.uint32(1) << np.uint32(values[p ^ (np.uint64(3) << np.uint64(i))])
+                seen |= np.uint32(1) << np.uint32(values[p ^ (across_pair << np.uint64(i))])
                 across &= across - np.uint64(1)
             down = p & (p >> width)  # vertical dominoes, by their upper cell
             while down:
                 i = lowest_bit_index(down)
-                seen |= np.uint32(1) << np.uint32(values[p ^ ((np.uint64(1) | (np.uint64(1) << width)) << np.uint64(i))])
+                seen |= np.uint32(1) << np.uint32(values[p ^ (down_pair << np.uint64(i))])
                 down &= down - np.uint64(1)
             v = 0
             while seen & (np.uint32(1) << np.uint32(v)):
