@@ -4,26 +4,59 @@ stage that owns its work (games, solve, datasets, nn, play, report)."""
 import argparse
 import contextlib
 import os
+import re
 import sys
 import time
 
 from flipnet import __version__
 from flipnet.base import signals
 from flipnet.base.checks import check_seconds, check_seed
-from flipnet.base.errors import FlipnetError, Interrupted, TimedOut
+from flipnet.base.errors import FlipnetError, Interrupted, TimedOut, bug_report
 
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
 MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluation/evaluate.py)
-MODEL_HELP = ("a model file, or a model's name (results/NAME.npz if trained here, else the shipped "
-              "one: flipnet models; 'best' is the best 2D model)")
+MODEL_HELP = ("a model's name (results/NAME.npz if trained here, else the shipped one: flipnet models; "
+              "'best' is the best 2D model), or a file's path, written with a '/' or '.npz' (./mlp2d, x.npz)")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit status 2."""
+    """argparse, but a usage error is one line and exit status 2, and a value is read as
+    written or refused: a number in plain digits (Python's int() would take '1_0' as 10),
+    a flag's text never empty (`-o ""` is not "no file")."""
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def add_argument(self, *args, **kwargs):
+        takes_value = kwargs.get("action") in (None, "store", "append") and kwargs.get("nargs") != 0
+        if kwargs.get("type") in STRICT:
+            kwargs["type"] = STRICT[kwargs["type"]]
+        elif takes_value and kwargs.get("type") is None and args and args[0].startswith("-"):
+            kwargs["type"] = _text
+        return super().add_argument(*args, **kwargs)
+
+
+def _strict_int(text):
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise ValueError(text)  # argparse's own line: "invalid int value: 'TEXT'"
+    return int(text)
+
+
+def _strict_float(text):
+    if "_" in text:
+        raise ValueError(text)
+    return float(text)
+
+
+def _text(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value: give one, or leave the flag out")
+    return text
+
+
+_strict_int.__name__, _strict_float.__name__ = "int", "float"  # argparse names the type in its error
+STRICT = {int: _strict_int, float: _strict_float}
 
 
 def build_parser(train_flags=True):
@@ -321,7 +354,7 @@ def _game_options(p):
     _rule_options(p)
     p.add_argument("--es", help="trained ES agent (default: results/es.json if trained here, else the "
                    "shipped one)")
-    p.add_argument("--model", help="flip: the network agent's model, a file or a name (default: the "
+    p.add_argument("--model", help="flip: the network agent's model, a name or a path (with '/' or '.npz') (default: the "
                    "shipped best model for the board; flipnet models lists them)")
     p.add_argument("--one-ply", action="store_true", help="flip: the network agent values the shapes "
                    "its model never met by one ply of lookahead")
@@ -338,7 +371,7 @@ def main(argv=None):
         return args.run(args) or 0
     except Interrupted as exc:
         return _fail(command, exc, _stopped_status(), prefix="")
-    except (FlipnetError, ValueError) as exc:
+    except FlipnetError as exc:  # the user's to fix; anything else that escapes is a bug
         return _fail(command, exc, 2)
     except MemoryError:
         return _fail(command, "out of memory", 2)
@@ -355,8 +388,7 @@ def main(argv=None):
             return _fail(command, "interrupted", _stopped_status(), prefix="")
         if os.environ.get("FLIPNET_DEBUG"):
             raise
-        return _fail(command, f"internal error ({type(exc).__name__}: {exc}); "
-                              f"FLIPNET_DEBUG=1 shows the traceback", 1)
+        return _fail(command, bug_report(exc), 1)
 
 
 def _fail(command, message, code, prefix="error: "):

@@ -119,7 +119,7 @@ def test_bad_positions_are_one_line_errors():
         flipnet.values(np.array([3], np.uint64))
     with pytest.raises(FlipnetError, match="values\\(\\) takes many positions"):
         flipnet.values("1111")
-    with pytest.raises(FlipnetError, match="--timeout must be a positive number"):
+    with pytest.raises(FlipnetError, match="timeout must be a positive number"):
         flipnet.value("11", timeout=0)
 
 

@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.api import arguments
+from flipnet.base.errors import BadInput, BadType, FlipnetError
 from flipnet.datasets import DATASETS, SampledDataset, read_split, read_table, ready
 from flipnet.datasets.sampled import read as read_sample
 
@@ -66,8 +67,11 @@ def load_dataset(name: str, split: str = "train", *, bucket: int | None = None) 
     >>> test.boards().shape
     (670466, 5, 5)
     """
-    if name not in DATASETS:
-        raise FlipnetError(f"no dataset named {name!r}: {', '.join(DATASETS)}")
+    if not isinstance(name, str) or name not in DATASETS:
+        raise BadInput(f"no dataset named {name!r}: {', '.join(DATASETS)}")
+    if not isinstance(split, str):
+        raise BadType(f"split is a name (train, valid, test, all) or a density, not {split!r}")
+    bucket = arguments.whole("bucket", bucket, 0)
     spec = DATASETS[name]
     path = ready(spec)
     if isinstance(spec, SampledDataset):

@@ -122,6 +122,8 @@ class Model:
             if out is None:
                 out = np.zeros((sum(len(i) for i, _, _ in groups), *np.shape(got)[1:]), dtype)
             out[index] = got
+        if out is None:  # no position asked
+            return np.zeros((0,) if dtype == np.int64 else (0, self.network.n_classes), dtype)
         return out[0] if single and dtype == np.float64 else int(out[0]) if single else out
 
     def _on(self, board):

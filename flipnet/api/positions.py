@@ -4,14 +4,13 @@ for many at once."""
 import numpy as np
 
 from flipnet import games
-from flipnet.base.checks import check_seconds
-from flipnet.base.errors import FlipnetError
+from flipnet.api import arguments
+from flipnet.api.arguments import BOARD_GAMES
+from flipnet.base.errors import BadInput, BadType
 from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, searched, time_limit, use_workers,
                                     value_of)
 
 __all__ = ["Component", "Move", "MoveValue", "Result", "value", "values"]
-
-BOARD_GAMES = ("flip", "gridnim")
 
 
 def value(position, game: str = "flip", *, misere: bool | None = None, timeout: float | None = None,
@@ -43,9 +42,13 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     >>> flipnet.value([1, 3, 5], "nim").winning_moves
     [Move(move='3@3', position='1,3,2')]
     """
-    board = _game(game, position, misere, max_take)
-    state = board.parse(_text(position, game))
-    timeout = check_seconds(timeout)
+    game, misere = arguments.game_name(game), arguments.misere_rule(misere)
+    timeout, moves = arguments.seconds(timeout), arguments.moves_wanted(moves)
+    workers = arguments.whole("workers", workers, 1, 2)
+    max_take = arguments.whole("max_take", max_take, 1)
+    text = _text(position, game)
+    board = _game(game, text, misere, max_take)
+    state = board.parse(text)
     _workers(board, workers)
     with _limited(board, timeout):
         return analyse(board, state, moves=moves)
@@ -66,7 +69,8 @@ def values(positions, game: str = "flip", *, misere: bool | None = None, shape: 
     >>> flipnet.values(np.array([0b1111, 0b0111], np.uint64), shape=(2, 2)).tolist()
     [0, 1]
     """
-    timeout = check_seconds(timeout)
+    game, misere = arguments.game_name(game), arguments.misere_rule(misere)
+    timeout, shape = arguments.seconds(timeout), arguments.shape_of(shape)
     groups = _grouped(positions, game, misere, shape)
     out = np.zeros(sum(len(index) for index, _, _ in groups), np.int64)
     for index, board, states in groups:
@@ -80,29 +84,36 @@ def _values_of(board, states):
         from flipnet.solve.cram import solver
 
         return solver().values_of_states(np.asarray(states, np.uint64), board.rows, board.cols)
-    return [value_of(board, state) for state in states]
+    # bit boards as Python ints: the games' rules shift them past 64 bits
+    return [value_of(board, int(state) if isinstance(state, np.integer) else state) for state in states]
 
 
 def _grouped(positions, game, misere, shape, fixed=None):
     """[(indices into the input, game, states)], one group per board shape (or per game);
     with `fixed` (a game), texts are read as positions of its board, whatever their size."""
     if isinstance(positions, (str, bytes)):
-        raise FlipnetError("values() takes many positions: a list of texts or an array (value() takes one)")
+        raise BadType("values() takes many positions: a list of texts or an array (value() takes one)")
+    if not isinstance(positions, np.ndarray) and not hasattr(positions, "__len__"):
+        raise BadType(f"positions is a list of texts or an array, not {type(positions).__name__}")
     array = positions if isinstance(positions, np.ndarray) else None
-    if array is not None and game in BOARD_GAMES and array.dtype.kind in "iu" and array.ndim == 1:
+    if array is not None and game in BOARD_GAMES and array.ndim == 1 and array.dtype.kind in "iuf":
         if shape is None:
-            raise FlipnetError("an array of bit boards needs its shape=(rows, cols)")
-        board = games.make(game, shape=tuple(shape), misere=misere)
-        return [(np.arange(len(array)), board, [int(s) for s in array] if board.n_cells > 64 else array)]
+            raise BadInput("an array of bit boards needs its shape=(rows, cols)")
+        states = arguments.bit_boards(array, *shape)
+        return [(np.arange(len(array)), games.make(game, shape=shape, misere=misere), states)]
     if array is not None and game in BOARD_GAMES and array.ndim == 3:
         rows, cols = array.shape[1:]
-        weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
         if rows * cols > 64:
-            raise FlipnetError(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
-        cells = array.reshape(len(array), -1).astype(bool)
+            raise BadInput(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
+        cells = arguments.cell_array(array.reshape(len(array), -1), game, "positions").astype(bool)
+        weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
         states = (cells * weights).sum(axis=1, dtype=np.uint64)
         return [(np.arange(len(array)), games.make(game, shape=(rows, cols), misere=misere), states)]
-    texts = [_text(p, game) for p in (array.tolist() if array is not None else positions)]
+    if array is not None and game in BOARD_GAMES and not (array.ndim == 1 and array.dtype.kind in "UO"):
+        raise BadInput(f"positions as an array: bit boards (N,) with shape=, cells (N, rows, cols) or texts, "
+                       f"not {array.ndim} dimensions of {array.dtype}")
+    items = array.tolist() if array is not None else positions
+    texts = [_text(p, game, f"position {i}") for i, p in enumerate(items)]
     if fixed is not None:
         return [(np.arange(len(texts)), fixed, [fixed.parse(text) for text in texts])]
     groups, boards = {}, {}
@@ -118,28 +129,24 @@ def _grouped(positions, game, misere, shape, fixed=None):
     return [(np.array(index), board, states) for board, (index, states) in groups.items()]
 
 
-def _text(position, game):
-    """A position as flipnet's text: as given, or from rows of 0/1 cells or heap sizes."""
+def _text(position, game, what="position"):
+    """A position as flipnet's text: as given, or from rows of 0/1 cells (a board game),
+    heap sizes (Nim) or a pile (HalfNim), each checked."""
     if isinstance(position, str):
         return position
-    if isinstance(position, (int, np.integer)) and game == "halfnim":
-        return str(int(position))
-    rows = np.asarray(position)
-    if game in BOARD_GAMES and rows.ndim == 2:
-        return "/".join("".join("1" if cell else "0" for cell in row) for row in rows.tolist())
-    if game == "nim" and rows.ndim == 1 and rows.dtype.kind in "iu":
-        return ",".join(str(int(h)) for h in rows)
-    raise FlipnetError(f"cannot read {position!r} as a {game} position: give its text "
-                       f"(e.g. {'1101/0111' if game in BOARD_GAMES else '1,3,5' if game == 'nim' else '9'})")
+    if game == "halfnim" and arguments._integer(position):
+        return str(arguments.whole(what, position, 1, optional=False))
+    if game in BOARD_GAMES and not isinstance(position, (bytes, dict, set)) and np.ndim(position) >= 1:
+        cells = arguments.cell_array(position, game, what)
+        return "/".join("".join("1" if cell else "0" for cell in row) for row in cells.tolist())
+    if game == "nim" and isinstance(position, (list, tuple, np.ndarray)):
+        return ",".join(str(h) for h in arguments.heap_list(position, what))
+    example = "'1101/0111' or a 2D array of 0/1" if game in BOARD_GAMES else arguments.EXAMPLES.get(game, "")
+    raise BadType(f"cannot read {arguments._shown(position)} as a {game} {what}: give its text, e.g. {example}")
 
 
 def _game(game, text, misere, max_take=None):
-    if not isinstance(text, str):
-        text = _text(text, game)
-    try:
-        return games.for_position(game, text, misere=misere, max_take=max_take)
-    except ValueError as exc:
-        raise FlipnetError(str(exc)) from None
+    return games.for_position(game, text, misere=misere, max_take=max_take)
 
 
 def _workers(board, workers):

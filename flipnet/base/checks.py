@@ -3,7 +3,7 @@ one-line FlipnetError that names the flag, the limit and the value given."""
 
 import math
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput
 
 MAX_SEED = 2 ** 63 - 1  # numpy's generators take any seed below 2^63 in one int64
 
@@ -11,19 +11,19 @@ MAX_SEED = 2 ** 63 - 1  # numpy's generators take any seed below 2^63 in one int
 def check_seed(seed, flag="--seed"):
     """None (the default seed) or a seed numpy takes."""
     if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise FlipnetError(f"{flag} must be from 0 to 2^63 - 1, got {seed}")
+        raise BadInput(f"{flag} must be from 0 to 2^63 - 1, got {seed}")
     return seed
 
 
 def check_range(flag, value, low, high):
     """An integer setting from `low` to `high`."""
     if not low <= value <= high:
-        raise FlipnetError(f"{flag} must be from {low} to {high}, got {value}")
+        raise BadInput(f"{flag} must be from {low} to {high}, got {value}")
     return value
 
 
 def check_seconds(seconds, flag="--timeout"):
     """None (no limit) or a positive, finite number of seconds."""
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-        raise FlipnetError(f"{flag} must be a positive number of seconds, got {seconds}")
+        raise BadInput(f"{flag} must be a positive number of seconds, got {seconds}")
     return seconds

@@ -1,6 +1,11 @@
 """Files written under a temporary name and renamed, so no half-written file is ever seen,
 and JSON that is always strict (no NaN or Infinity).
 
+A temporary file is named `.NAME.HOST.PID.XXXXXXXX.tmp`: a writer killed outright (SIGKILL,
+a power cut) cannot remove its own, so the next write to the same place removes those of
+this host whose process is gone, and never another live writer's (nor another host's, on
+a shared disk).
+
 Paths are checked before long work starts (`check_writable`): a missing parent directory
 is refused rather than created, so a typo in `-o` cannot scatter directories around. The
 one exception is flipnet's own `results/` directory (relative to where it runs), which
@@ -8,9 +13,11 @@ any command that writes there creates.
 """
 
 import contextlib
+import glob
 import json
 import math
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -67,10 +74,39 @@ def _temp_beside(path):
     if path.is_dir():
         raise FlipnetError(f"cannot write {path}: it is a directory")
     _check_parent(path)
+    remove_dead_temporaries(path)
     try:
-        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        return tempfile.mkstemp(prefix=f".{path.name}.{_HOST}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise FlipnetError(f"cannot write {path}: {_reason(exc)}") from None
+
+
+_HOST = socket.gethostname().replace(".", "-").replace("/", "-") or "host"
+
+
+def remove_dead_temporaries(path):
+    """Remove the temporary files of `path` left by writers of this host that are gone;
+    the paths removed."""
+    path = Path(path)
+    removed = []
+    with contextlib.suppress(OSError):
+        for tmp in path.parent.glob(f".{glob.escape(path.name)}.{glob.escape(_HOST)}.*.tmp"):
+            pid = tmp.name[len(f".{path.name}.{_HOST}."):].split(".", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                    removed.append(tmp)
+    return removed
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def _check_parent(path):

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import DamagedFile, FlipnetError
+from flipnet.base.fields import Fields
 from flipnet.base.files import RESULTS_DIR, atomic_path, read_json
 from flipnet.base.places import checkout, shipped_dir, shown
 
@@ -91,14 +92,42 @@ def manifest_path():
 
 
 def manifest():
-    """The manifest of the shipped models (an empty one where none ships)."""
+    """The manifest of the shipped models (an empty one where none ships), its file
+    records checked field by field: a damaged manifest is one line naming the field."""
     path = manifest_path()
     if not path.exists():
         return {"models": {}}
     data = read_json(path, "manifest")
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
-        raise FlipnetError(f"{path}: not a manifest of shipped models (no 'models' object)")
+        raise DamagedFile(f"{path}: not a manifest of shipped models (no 'models' object)")
+    fields = Fields(data, path)
+    models = fields.inside("models")
+    for name in data["models"]:
+        entry = models.inside(name)
+        _file_record(entry.inside("file"))
+        for i, record in enumerate(entry.take("results", list, [])):
+            _file_record(Fields(record, path, f"{entry.where}results[{i}]."))
+        figures = entry.inside("figures", {}) or Fields({}, path)
+        for figure in figures.data:
+            where = figures.inside(figure)
+            where.take("file", str)
+            if not all(isinstance(key, str) for key in where.take("keys", list)):
+                raise where.fail("keys", "is not a list of names")
+    for i, record in enumerate(fields.take("results", list, [])):
+        _file_record(Fields(record, path, f"results[{i}]."))
     return data
+
+
+def _file_record(record):
+    """A file's record: its path inside the shipped files, size and sha256."""
+    where = record.take("path", str)
+    if where.startswith("/") or not where or "\\" in where:
+        raise record.fail("path", f"is {where!r}, not a path inside the shipped files")
+    if record.take("bytes", int) < 0:
+        raise record.fail("bytes", "is negative")
+    digest = record.take("sha256", str)
+    if len(digest) != 64 or any(ch not in "0123456789abcdef" for ch in digest):
+        raise record.fail("sha256", f"is {digest[:20]!r}, not 64 hexadecimal digits")
 
 
 def canonical(name):
@@ -136,7 +165,9 @@ def shipped_file(name):
 
 
 def looks_like_path(spec):
-    return "/" in spec or spec.endswith((".npz", ".json", ".txt")) or Path(spec).exists()
+    """Whether a model's name is written as a path: with a '/' (./mlp2d, runs/x.npz) or a
+    file's suffix (x.npz). Anything else is a name, whatever the current directory holds."""
+    return "/" in spec or spec.endswith((".npz", ".json", ".txt"))
 
 
 def resolve(spec, suffix=".npz", results_dir=RESULTS_DIR):

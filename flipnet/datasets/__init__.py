@@ -10,12 +10,13 @@ Modules: `hdf5` (table files, with checks on read), `splits` (the original proto
 `components` (positions split into their live components, vectorized).
 """
 
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.places import data_dir, shown
 from flipnet.datasets.hdf5 import read_split, read_table, write_table
 from flipnet.datasets.sampled import SampledDataset
@@ -70,7 +71,7 @@ TABLES = [d for d in DATASETS.values() if isinstance(d, Dataset)]
 
 def dataset(name):
     if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}: choose from {', '.join(DATASETS)}")
+        raise BadInput(f"unknown dataset {name!r}: choose from {', '.join(DATASETS)}")
     return DATASETS[name]
 
 
@@ -96,12 +97,15 @@ def ready(spec, log=lambda line: print(line, file=sys.stderr)):
 def locate(path):
     """The file a run's settings name as its data ("data/flip2d.h5"): that path where it
     exists from here, else the registered dataset of that name in the data directory, so a
-    model's recorded settings lead to its data wherever flipnet runs."""
+    model's recorded settings lead to its data wherever flipnet runs. Where FLIPNET_DATA
+    is set, a recipe's own name of a dataset (data/NAME.h5) means the one there."""
     path = Path(path)
     spec = next((d for d in DATASETS.values() if d.file == path.name), None)
-    if path.exists() or spec is None:
+    if spec is None:
         return path
-    return ready(spec)
+    if path == DATA_DIR / spec.file and os.environ.get("FLIPNET_DATA") or not path.exists():
+        return ready(spec)
+    return path
 
 
 def write_solved(path, game, values, seed=None):

@@ -16,6 +16,7 @@ from numba import njit
 
 from flipnet.solve.cram.bits import canonical, neighbours, split
 from flipnet.solve.cram.keys import KEY_BITS, MAX_KEY_BOX, key_frame, key_sides, packed_key, shape_cols, shape_rows
+from flipnet.base.errors import BadInput
 
 BITS = KEY_BITS  # bits of a packed key that hold the shape's cells
 MAX_BOX = MAX_KEY_BOX
@@ -79,7 +80,7 @@ class Components:
 
     def __init__(self, rows, cols):
         if rows * cols > 64:
-            raise ValueError(f"positions are 64-bit masks: a {rows}x{cols} board has {rows * cols} cells")
+            raise BadInput(f"positions are 64-bit masks: a {rows}x{cols} board has {rows * cols} cells")
         self.rows, self.cols = rows, cols
         # a frame that holds every shape of the board in canonical orientation (h <= w)
         self.frame = (min(rows, cols), max(rows, cols))
@@ -103,7 +104,7 @@ class Components:
         masks = np.ascontiguousarray(masks, dtype=np.uint64)
         out = np.zeros(masks.size, np.uint64)
         if _keys(masks.ravel(), self.rows, self.cols, out):
-            raise ValueError(f"a component's box has more than {MAX_BOX} cells: shape keys stop there")
+            raise BadInput(f"a component's box has more than {MAX_BOX} cells: shape keys stop there")
         return out.reshape(masks.shape)
 
     def shapes(self, states):
@@ -129,7 +130,7 @@ class Components:
         slots; an error if a state has more components than slots."""
         parts = self.split(states)
         if parts.shape[1] > slots:
-            raise ValueError(f"a position has {parts.shape[1]} live components; "
+            raise BadInput(f"a position has {parts.shape[1]} live components; "
                              f"the model has {slots} slots")
         out = np.zeros((parts.shape[0], slots), dtype=np.uint64)
         out[:, :parts.shape[1]] = self.keys(parts)
@@ -142,7 +143,7 @@ class Components:
         frame_rows, frame_cols = frame or self.frame
         h, w, _ = key_shape(keys)
         if ((keys != 0) & ((h > frame_rows) | (w > frame_cols))).any():
-            raise ValueError(f"a shape does not fit the {frame_rows}x{frame_cols} frame")
+            raise BadInput(f"a shape does not fit the {frame_rows}x{frame_cols} frame")
         out = np.zeros(keys.size, np.uint64)
         _render(keys.ravel(), frame_cols, out)
         return out.reshape(keys.shape)

@@ -12,12 +12,15 @@ from flipnet import games
 from flipnet.api.models import load_model, models
 from flipnet.api.positions import value
 from flipnet.base.errors import FlipnetError
+from flipnet.solve.position import searched
 
 MAX_SIDE, MAX_CELLS = 8, 64  # flip boards: up to 8x8, and lines of up to 64 cells
 MAX_TEXT = 1000  # characters of a position's text
 MAX_OBJECTS = 1000  # Nim: every move is listed (the console's bound)
 MAX_HEAPS = 20
-GRIDNIM_CELLS = 25  # grid Nim is solved by a table of its full cells
+GRIDNIM_CELLS = 25  # grid Nim's board here
+TABLE_CELLS = 20  # grid Nim and misère flip are valued by a table of their full cells: 2^20 states, under a
+# second, so --limit holds (the table cannot stop midway; 25 full cells took 18 s)
 GAMES = ("flip", "nim", "halfnim", "gridnim")
 AGENTS = {"flip": ("perfect", "network", "random"),
           "nim": ("optimal", "student-es", "feature-es", "nonzero-nimsum", "random-row"),
@@ -40,10 +43,17 @@ def check_position(game, text, misere=None):
                                f"this one is {len(rows)}x{cols}")
         if game == "gridnim" and len(rows) * cols > GRIDNIM_CELLS:
             raise FlipnetError(f"grid Nim boards here have at most {GRIDNIM_CELLS} cells")
+    if game == "halfnim" and not (text.strip().isascii() and text.strip().isdigit() and len(text.strip()) <= 4):
+        raise FlipnetError(f"a HalfNim pile here is a number from 1 to {MAX_OBJECTS}, not {text[:20]!r}")
     board = games.for_position(game, text, misere=misere)
     state = board.parse(text)
     if game == "nim" and (len(state) > MAX_HEAPS or sum(state) > MAX_OBJECTS):
         raise FlipnetError(f"Nim here has at most {MAX_HEAPS} heaps and {MAX_OBJECTS} objects")
+    if game == "halfnim" and state > MAX_OBJECTS:
+        raise FlipnetError(f"a HalfNim pile here holds at most {MAX_OBJECTS} blocks, not {state}")
+    if isinstance(board, games.BoardGame) and not searched(board) and bin(state).count("1") > TABLE_CELLS:
+        raise FlipnetError(f"{'grid Nim' if game == 'gridnim' else 'misère flip'} is valued here up to "
+                           f"{TABLE_CELLS} full cells (a table of them), not {bin(state).count('1')}")
     return board, state
 
 

@@ -8,7 +8,7 @@ import itertools
 import threading
 import time
 
-from flipnet.base.errors import Cancelled, FlipnetError
+from flipnet.base.errors import Cancelled, FlipnetError, bug_report
 
 KEPT = 32  # finished questions kept for their askers to read
 
@@ -17,6 +17,7 @@ class Question:
     def __init__(self, number, key, work):
         self.number, self.key, self._work = number, key, work
         self.status, self.answer, self.error = "running", None, None
+        self.bug = False  # its error is flipnet's, not the request's: the server answers 500
         self.started = time.perf_counter()
         self.seconds = None
         self.positions = 0
@@ -31,10 +32,10 @@ class Question:
                     self.answer, self.status = self._work(), "done"
                 except Cancelled:
                     self.status = "cancelled"
-                except (FlipnetError, ValueError) as exc:
+                except FlipnetError as exc:
                     self.status, self.error = "error", str(exc).splitlines()[0]
                 except Exception as exc:  # noqa: BLE001 - a bug, told to the page in one line
-                    self.status, self.error = "error", f"internal error ({type(exc).__name__}: {exc})"
+                    self.status, self.error, self.bug = "error", bug_report(exc, debug=False), True
                 self.positions = solver.report()["positions"] - self._before
         self.seconds = time.perf_counter() - self.started
         self._done.set()

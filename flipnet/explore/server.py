@@ -10,17 +10,21 @@ file, and answers anything it will not do with a 4xx and a one-line JSON error."
 
 import importlib.resources
 import json
+import signal
 import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base import signals
+from flipnet.base.errors import FlipnetError, bug_report
 from flipnet.explore import answers
 from flipnet.explore.questions import Questions
 
 MAX_URL = 4096  # bytes of a request line's target
+TABLE_LOG = 25  # the solver's table here: 2^25 entries, 512 MB; a larger board is searched more slowly, never
+# with more memory (the server's peak stays under 1.5 GB whatever is asked)
 MAX_BODY = 1024  # bytes of a POST body (cancel takes none)
 WAIT = 0.25  # seconds a request waits for its question's answer before it reports progress
 PAGES = {"/": "index.html", "/nim": "nim.html"}
@@ -53,10 +57,12 @@ class Explorer(ThreadingHTTPServer):
         self.models = answers.Models()
         shared = solver()
         shared.builds_endgame = False  # a request never makes the server write a file
+        shared.max_table_log = min(shared.max_table_log, TABLE_LOG)
         self.questions = Questions(shared)
         port = self.server_address[1]
         names = {"127.0.0.1", "localhost", "[::1]", host if ":" not in host else f"[{host}]"}
         self.hosts = {f"{name}:{port}" for name in names}
+        self.origins = {f"http://{host}" for host in self.hosts}
         self.started = time.perf_counter()
 
     @property
@@ -78,6 +84,24 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         self._answer(self._post)
 
+    def _refuse_method(self):
+        self.close_connection = True
+        self._json({"error": f"this server answers GET and POST, not {self.command[:20]}"},
+                   HTTPStatus.METHOD_NOT_ALLOWED, {"Allow": "GET, POST"})
+
+    do_HEAD = do_PUT = do_DELETE = do_OPTIONS = do_PATCH = do_TRACE = do_CONNECT = _refuse_method
+
+    def send_error(self, code, message=None, explain=None):
+        """The base class's errors (a malformed request line or header, an unknown method)
+        as the JSON line every other error is, not an HTML page."""
+        self.close_connection = True
+        status = HTTPStatus(code) if code in HTTPStatus._value2member_map_ else HTTPStatus.BAD_REQUEST
+        if not hasattr(self, "command") or self.command is None:
+            self.command = ""
+        if status == HTTPStatus.NOT_IMPLEMENTED:  # a method the base class has no do_ for
+            status, message = HTTPStatus.METHOD_NOT_ALLOWED, "this server answers GET and POST"
+        self._json({"error": (message or status.phrase).splitlines()[0][:200]}, status)
+
     def _answer(self, route):
         if len(self.path) > MAX_URL:
             return self._json({"error": f"the request is longer than {MAX_URL} bytes"}, HTTPStatus.REQUEST_URI_TOO_LONG)
@@ -85,21 +109,50 @@ class Handler(BaseHTTPRequestHandler):
         if host not in self.server.hosts:
             return self._json({"error": f"this server answers to {sorted(self.server.hosts)[0]}, not Host {host[:80]!r}"},
                               HTTPStatus.FORBIDDEN)
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            return self._json({"error": f"a request body here is at most {MAX_BODY} bytes"},
-                              HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
-        if length:
-            self.rfile.read(length)
+        length = self._body_length()
+        if length is None:
+            return
         url = urlsplit(self.path)
+        if url.path.startswith("/api/") and self._from_elsewhere():
+            return self._json({"error": "a page of another site may not ask this server for work"},
+                              HTTPStatus.FORBIDDEN)
         try:
             query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True, max_num_fields=16).items()}
             route(url.path, query)
-        except (FlipnetError, ValueError) as exc:
+        except FlipnetError as exc:
             self._json({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},
                        HTTPStatus.BAD_REQUEST)
         except Exception as exc:  # noqa: BLE001 - a bug: one line to the page, the server goes on
-            self._json({"error": f"internal error ({type(exc).__name__}: {exc})"}, HTTPStatus.INTERNAL_SERVER_ERROR)
+            self._json({"error": bug_report(exc, debug=False)}, HTTPStatus.INTERNAL_SERVER_ERROR)
+
+    def _body_length(self):
+        """The body's length, its bytes read and dropped (no endpoint takes a body); None
+        after refusing a malformed or oversized Content-Length, the connection then closed
+        so no unread byte is taken for the next request."""
+        text = self.headers.get("Content-Length")
+        if text is None:
+            return 0
+        if not (text.isascii() and text.strip().isdigit()) or len(text) > 20:
+            self.close_connection = True
+            self._json({"error": f"Content-Length is a number of bytes, not {text[:20]!r}"}, HTTPStatus.BAD_REQUEST)
+            return None
+        length = int(text)
+        if length > MAX_BODY:
+            self.close_connection = True
+            self._json({"error": f"a request body here is at most {MAX_BODY} bytes"},
+                       HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+            return None
+        if length:
+            self.rfile.read(length)
+        return length
+
+    def _from_elsewhere(self):
+        """Whether the browser says a page of another site sent the request (its Origin,
+        or Sec-Fetch-Site): such a page may not start, change or cancel work here."""
+        origin = self.headers.get("Origin")
+        if origin is not None and origin not in self.server.origins:
+            return True
+        return self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none")
 
     def _get(self, path, query):
         if path in self.server.files:
@@ -157,22 +210,23 @@ class Handler(BaseHTTPRequestHandler):
 
     def _reply(self, question):
         question.wait(WAIT)
-        self._json(question.to_json())
+        self._json(question.to_json(), HTTPStatus.INTERNAL_SERVER_ERROR if question.bug else HTTPStatus.OK)
 
     # --- sending -------------------------------------------------------------------
 
-    def _json(self, data, status=HTTPStatus.OK):
-        self._send(json.dumps(data, separators=(",", ":")).encode(), "application/json", status)
+    def _json(self, data, status=HTTPStatus.OK, extra=None):
+        self._send(json.dumps(data, separators=(",", ":")).encode(), "application/json", status, extra)
 
-    def _send(self, body, kind, status=HTTPStatus.OK):
+    def _send(self, body, kind, status=HTTPStatus.OK, extra=None):
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
-        for name, text in HEADERS.items():
+        for name, text in {**HEADERS, **(extra or {})}.items():
             self.send_header(name, text)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        self.wfile.write(body)
 
 
 def _misere(query):
@@ -204,8 +258,20 @@ def serve(host, port, limit, default_model, on_ready):
         on_ready(server)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
+        # Ctrl-C (SIGTERM) stops the server, whatever a question is doing: flipnet's own
+        # handler would only ask the running question to stop (signals.deferred)
+        previous = {sig: signal.signal(sig, _stop_serving) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             while thread.is_alive():
                 thread.join(0.5)
         finally:
+            signals.request()  # the question under way stops at its next safe point
+            server.questions.solver.cancel()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
             server.shutdown()
+
+
+def _stop_serving(signum, frame):
+    signals.received = signum
+    raise signals.CtrlC

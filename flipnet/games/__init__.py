@@ -1,5 +1,6 @@
 """Rules only: states, legal moves, text forms, console rendering. No solving here, and
-nothing else of flipnet is imported.
+nothing else of flipnet is imported but its errors (a bad position or move raises
+`BadInput`, a user's error the CLI and the explorer report in one line).
 
 `GAMES` maps a game's name to its class; `make(name, **options)` builds one. A class
 lists the options it takes in `OPTIONS` (of shape, heaps, misere, max_take); any other
@@ -11,6 +12,7 @@ from flipnet.games.flip import FlipGame
 from flipnet.games.gridnim import GridNim
 from flipnet.games.halfnim import HalfNim
 from flipnet.games.nim import Nim
+from flipnet.base.errors import BadInput
 
 GAMES = {cls.name: cls for cls in (FlipGame, GridNim, HalfNim, Nim)}
 
@@ -20,7 +22,7 @@ __all__ = ["GAMES", "BoardGame", "FlipGame", "GridNim", "HalfNim", "Nim", "make"
 
 def _game_class(name):
     if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}: choose from {', '.join(GAMES)}")
+        raise BadInput(f"unknown game {name!r}: choose from {', '.join(GAMES)}")
     return GAMES[name]
 
 
@@ -46,7 +48,7 @@ def _given(cls, options):
     for option in given:
         if option not in cls.OPTIONS:
             takes = ", ".join(OPTION_NAMES.get(o, o) for o in cls.OPTIONS) or "none"
-            raise ValueError(f"{cls.name} takes no {OPTION_NAMES.get(option, option)} option "
+            raise BadInput(f"{cls.name} takes no {OPTION_NAMES.get(option, option)} option "
                              f"(its options: {takes})")
     return given
 

@@ -4,6 +4,8 @@ Text form: one character per cell in bit order, '1' for a full cell and '0' for 
 empty one, rows joined by '/'. `parse` and `format` are exact inverses.
 """
 
+from flipnet.base.errors import BadInput
+
 FULL, EMPTY = "1", "0"
 
 
@@ -22,9 +24,9 @@ class BoardGame:
 
     def __init__(self, rows, cols):
         if not (isinstance(rows, int) and isinstance(cols, int)) or rows < 1 or cols < 1:
-            raise ValueError(f"board shape must be at least 1x1, got {rows}x{cols}")
+            raise BadInput(f"board shape must be at least 1x1, got {rows}x{cols}")
         if rows * cols > self.MAX_CELLS:
-            raise ValueError(f"a {rows}x{cols} board has {rows * cols} cells; boards stop at "
+            raise BadInput(f"a {rows}x{cols} board has {rows * cols} cells; boards stop at "
                              f"{self.MAX_CELLS} cells")
         self.rows, self.cols = rows, cols
         self.move_masks = tuple(self._masks())
@@ -78,7 +80,7 @@ class BoardGame:
     def play(self, state, move):
         state, move = int(state), int(move)
         if move not in self.move_masks or state & move != move:
-            raise ValueError(f"illegal move {self.format_move(move)} in {self.format(state)}")
+            raise BadInput(f"illegal move {self.format_move(move)} in {self.format(state)}")
         return state & ~move
 
     def is_over(self, state):
@@ -92,17 +94,17 @@ class BoardGame:
         """The state written as `text`; a ValueError names the first problem and its place."""
         rows = _split_rows(text)
         if len(rows) != self.rows:
-            raise ValueError(f"{len(rows)} rows given, a {self.shape} board has {self.rows}")
+            raise BadInput(f"{len(rows)} rows given, a {self.shape} board has {self.rows}")
         state = 0
         for r, row in enumerate(rows):
             if len(row) != self.cols:
                 where = f"row {r + 1} has" if self.rows > 1 else "position has"
-                raise ValueError(f"{where} {len(row)} cells, expected {self.cols}")
+                raise BadInput(f"{where} {len(row)} cells, expected {self.cols}")
             for c, ch in enumerate(row):
                 if ch == FULL:
                     state |= 1 << self.bit(r, c)
                 elif ch != EMPTY:
-                    raise ValueError(f"bad character {ch!r} at {_place(self.rows, r, c)}: "
+                    raise BadInput(f"bad character {ch!r} at {_place(self.rows, r, c)}: "
                                      f"expected '{FULL}' or '{EMPTY}'")
         return state
 
@@ -122,15 +124,15 @@ class BoardGame:
             mask = 0
             for r, c in cells:
                 if not (0 <= r < self.rows and 0 <= c < self.cols):
-                    raise ValueError
+                    raise BadInput
                 mask |= 1 << self.bit(r, c)
         except ValueError:
-            raise ValueError(f"cannot read move {text.strip()!r}: write cells like "
+            raise BadInput(f"cannot read move {text.strip()!r}: write cells like "
                              f"{self.format_move(self.move_masks[0]) if self.move_masks else '0+1'}") from None
         if mask not in self.move_masks:
-            raise ValueError(f"{text.strip()!r} is not a move of {self.name}")
+            raise BadInput(f"{text.strip()!r} is not a move of {self.name}")
         if state is not None and state & mask != mask:
-            raise ValueError(f"{text.strip()!r} is not legal here: a cell is already empty")
+            raise BadInput(f"{text.strip()!r} is not legal here: a cell is already empty")
         return mask
 
     def check_playable(self, state):
@@ -159,15 +161,15 @@ class BoardGame:
         rows = _split_rows(text)
         for r, row in enumerate(rows[1:], start=2):
             if len(row) != len(rows[0]):
-                raise ValueError(f"row {r} has {len(row)} cells but row 1 has {len(rows[0])}")
+                raise BadInput(f"row {r} has {len(row)} cells but row 1 has {len(rows[0])}")
         if not rows[0]:
-            raise ValueError("empty position: write one '0' or '1' per cell")
+            raise BadInput("empty position: write one '0' or '1' per cell")
         return len(rows), len(rows[0])
 
 
 def _split_rows(text):
     if not isinstance(text, str):
-        raise ValueError(f"a position is text, got {type(text).__name__}")
+        raise BadInput(f"a position is text, got {type(text).__name__}")
     return text.strip().split("/")
 
 
@@ -184,5 +186,5 @@ def parse_shape(text):
     if len(parts) == 1:
         parts = [1] + parts
     if len(parts) != 2 or min(parts) < 1:
-        raise ValueError(f"bad shape {text!r}: write ROWSxCOLS, e.g. 5x5 or 1x20")
+        raise BadInput(f"bad shape {text!r}: write ROWSxCOLS, e.g. 5x5 or 1x20")
     return tuple(parts)

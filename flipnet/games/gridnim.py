@@ -2,6 +2,7 @@
 or one column. Misere by default: whoever takes the last stone loses."""
 
 from flipnet.games.board import BoardGame
+from flipnet.base.errors import BadInput
 
 
 class GridNim(BoardGame):
@@ -13,7 +14,7 @@ class GridNim(BoardGame):
         # a take longer than every line adds no move; the bound keeps the move list small
         limit = max(rows, cols, 3) if isinstance(rows, int) and isinstance(cols, int) else 3
         if not 1 <= max_take <= limit:
-            raise ValueError(f"--max-take must be from 1 to {limit} on a {rows}x{cols} board "
+            raise BadInput(f"--max-take must be from 1 to {limit} on a {rows}x{cols} board "
                              f"(its longest line, or 3), got {max_take}")
         self.max_take = max_take
         self.misere = misere

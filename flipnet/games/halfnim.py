@@ -4,6 +4,8 @@ A player facing a single block cannot move and loses (normal play). A state is n
 original program plays piles of 2..127 (its network reads 7 bits): `start_range`.
 """
 
+from flipnet.base.errors import BadInput
+
 
 class HalfNim:
     name = "halfnim"
@@ -11,6 +13,8 @@ class HalfNim:
     start_range = (2, 127)  # the piles the original program lets a game start from
     start = 127
     OPTIONS = ()  # one rule, one pile
+    MAX_DIGITS = 4000  # a bound on the text of a pile (the closed form takes any size)
+    MAX_PLAY_PILE = 100_000  # every move is listed when a game is played: n // 2 of them
 
     def __repr__(self):
         return "HalfNim()"
@@ -34,7 +38,7 @@ class HalfNim:
 
     def play(self, n, k):
         if not 1 <= k <= n // 2:
-            raise ValueError(f"illegal move: take 1..{n // 2} from {n}, not {k}")
+            raise BadInput(f"illegal move: take 1..{n // 2} from {n}, not {k}")
         return n - k
 
     def is_over(self, n):
@@ -44,35 +48,41 @@ class HalfNim:
         return str(n)
 
     def parse(self, text):
-        try:
-            n = int(str(text).strip())
-        except ValueError:
-            raise ValueError(f"a HalfNim position is a pile size, not {str(text).strip()!r}") from None
+        """A pile size in plain digits (no sign, '_', spaces or exponent), bounded text."""
+        text = str(text).strip()
+        if not (text.isascii() and text.isdigit()):
+            raise BadInput(f"a HalfNim position is a pile size in digits, not {text[:40]!r}")
+        if len(text) > self.MAX_DIGITS:
+            raise BadInput(f"a pile of {len(text)} digits; piles stop at {self.MAX_DIGITS} digits")
+        n = int(text)
         if n < 1:
-            raise ValueError(f"a pile holds at least 1 block, got {n}")
+            raise BadInput(f"a pile holds at least 1 block, got {n}")
         return n
 
     def check_playable(self, state):
-        """Every position of this game can be played move by move."""
+        """Refuse a pile too big to list its moves (its value needs no such bound)."""
+        if state > self.MAX_PLAY_PILE:
+            raise BadInput(f"a pile of {state} has {state // 2} moves; moves are listed for piles of at "
+                           f"most {self.MAX_PLAY_PILE} (`flipnet value halfnim N --no-moves` answers any size)")
 
     def parse_start(self, text):
         """A starting pile, within the original program's range."""
         n = self.parse(text)
         low, high = self.start_range
         if not low <= n <= high:
-            raise ValueError(f"a game starts from {low} to {high} blocks, not {n}")
+            raise BadInput(f"a game starts from {low} to {high} blocks, not {n}")
         return n
 
     def format_move(self, k):
         return str(k)
 
     def parse_move(self, text, n=None):
-        try:
-            k = int(text.strip())
-        except ValueError:
-            raise ValueError(f"not a number: {text.strip()!r}") from None
+        text = text.strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > self.MAX_DIGITS:
+            raise BadInput(f"not a number: {text[:40]!r}")
+        k = int(text)
         if n is not None and not 1 <= k <= n // 2:
-            raise ValueError(f"take between 1 and {n // 2}, not {k}")
+            raise BadInput(f"take between 1 and {n // 2}, not {k}")
         return k
 
     def describe_start(self, n):

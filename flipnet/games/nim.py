@@ -2,6 +2,8 @@
 wins) or misere (the last mover loses). A state is a tuple of heap sizes; a move is
 (heap index, count)."""
 
+from flipnet.base.errors import BadInput
+
 
 class Nim:
     name = "nim"
@@ -13,7 +15,7 @@ class Nim:
     def __init__(self, heaps=(1, 3, 5, 7, 9), misere=False):
         heaps = tuple(heaps)
         if not heaps or any(not isinstance(h, int) or h < 0 for h in heaps):
-            raise ValueError(f"heaps must be non-negative integers, got {heaps}")
+            raise BadInput(f"heaps must be non-negative integers, got {heaps}")
         self.heaps = heaps
         self.misere = misere
         self.rule = "misere" if misere else "normal"
@@ -42,7 +44,7 @@ class Nim:
     def check_playable(self, state):
         """Refuse a position too big to play move by move (values need no such bound)."""
         if sum(state) > self.MAX_PLAY_OBJECTS:
-            raise ValueError(f"the heaps hold {sum(state)} objects; games are played with at most "
+            raise BadInput(f"the heaps hold {sum(state)} objects; games are played with at most "
                              f"{self.MAX_PLAY_OBJECTS} (`flipnet value nim` answers any size)")
 
     def legal_moves(self, state):
@@ -52,7 +54,7 @@ class Nim:
     def play(self, state, move):
         i, k = move
         if not (0 <= i < len(state) and 1 <= k <= state[i]):
-            raise ValueError(f"illegal move: take {k} from heap {i + 1} of {self.format(state)}")
+            raise BadInput(f"illegal move: take {k} from heap {i + 1} of {self.format(state)}")
         return state[:i] + (state[i] - k,) + state[i + 1:]
 
     def is_over(self, state):
@@ -66,17 +68,17 @@ class Nim:
         """Heap sizes written as '1,3,5'; any size (the theory needs only XOR), bounded text."""
         parts = str(text).strip().split(",")
         if len(parts) > Nim.MAX_HEAPS:
-            raise ValueError(f"{len(parts)} heaps given; positions stop at {Nim.MAX_HEAPS} heaps")
+            raise BadInput(f"{len(parts)} heaps given; positions stop at {Nim.MAX_HEAPS} heaps")
         heaps = []
         for i, part in enumerate(parts, start=1):
             part = part.strip()
             digits = part[1:] if part.startswith("-") else part
             if not (digits.isascii() and digits.isdigit()):  # no '1e9', '0x..', '1.5'
-                raise ValueError(f"heap {i} is {part!r}, not a number")
+                raise BadInput(f"heap {i} is {part!r}, not a number")
             if len(digits) > Nim.MAX_DIGITS:
-                raise ValueError(f"heap {i} has {len(digits)} digits; heaps stop at {Nim.MAX_DIGITS}")
+                raise BadInput(f"heap {i} has {len(digits)} digits; heaps stop at {Nim.MAX_DIGITS}")
             if part.startswith("-"):
-                raise ValueError(f"heap {i} is negative ({part})")
+                raise BadInput(f"heap {i} is negative ({part})")
             heaps.append(int(digits))
         return tuple(heaps)
 
@@ -89,13 +91,13 @@ class Nim:
         try:
             k, h = (int(x) for x in text.strip().split("@"))
         except ValueError:
-            raise ValueError(f"cannot read move {text.strip()!r}: write COUNT@HEAP, e.g. 2@3") from None
+            raise BadInput(f"cannot read move {text.strip()!r}: write COUNT@HEAP, e.g. 2@3") from None
         move = (h - 1, k)
         if state is not None:
             if not 1 <= h <= len(state):
-                raise ValueError(f"there is no heap {h}: heaps are 1..{len(state)}")
+                raise BadInput(f"there is no heap {h}: heaps are 1..{len(state)}")
             if not 1 <= k <= state[h - 1]:
-                raise ValueError(f"heap {h} holds {state[h - 1]}: take 1..{state[h - 1]}, not {k}")
+                raise BadInput(f"heap {h} holds {state[h - 1]}: take 1..{state[h - 1]}, not {k}")
         return move
 
     def parse_start(self, text):

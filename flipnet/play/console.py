@@ -11,6 +11,7 @@ import numpy as np
 
 from flipnet.games import stuck_player_wins
 from flipnet.solve import halfnim_value, halfnim_winning_moves
+from flipnet.base.errors import BadInput, FlipnetError
 
 AI, USER = "AI", "you"
 
@@ -48,7 +49,7 @@ class Match:
         assert self.to_move == USER and not self.over
         move = self.game.parse_move(text, self.state)
         if move not in self.game.legal_moves(self.state):
-            raise ValueError(f"{text.strip()!r} is not a legal move here")
+            raise BadInput(f"{text.strip()!r} is not a legal move here")
         self._apply(USER, move)
         return move
 
@@ -81,7 +82,7 @@ def run_console(match, read, write, describe_ai=None):
                 try:
                     move = match.user_move(line)
                     break
-                except ValueError as exc:
+                except FlipnetError as exc:
                     write(f"Invalid move: {exc}; try again")
             write(f"You play {game.format_move(move)}")
     except EndOfInput:

@@ -6,6 +6,7 @@ moves; the AI (moving first, as in the original) answers at once; Restart starts
 only draws it and forwards keys and clicks.
 """
 
+from flipnet.base.errors import FlipnetError
 from flipnet.games import HalfNim
 from flipnet.play.console import USER, Match
 
@@ -52,7 +53,7 @@ class HalfNimController:
     def _move(self, text):
         try:
             k = self.match.user_move(text)
-        except ValueError:
+        except FlipnetError:
             self.messages = [f"Invalid move: take 1 to {self.blocks // 2}", self._prompt()]
             return
         self.messages = [f"You took {k}; {self.blocks} remain"]

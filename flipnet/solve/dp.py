@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 
 MAX_TABLE_CELLS = 30
 MIN_CELLS_PER_JOB_LOG2 = 18  # a layer gets a second thread only with 2^18 table cells of work
@@ -47,7 +47,7 @@ def check_table_size(rows, cols):
 def solve_states(n, masks, rule="normal", progress=None, threads=2):
     """Values of all 2^n states of a game on n bits whose moves clear the given masks."""
     if threads < 1:
-        raise ValueError(f"threads must be at least 1, got {threads}")
+        raise BadInput(f"threads must be at least 1, got {threads}")
     misere = rule == "misere"
     if not masks:
         return np.full(1 << n, 1 if misere else 0, dtype=np.uint8)

@@ -8,6 +8,7 @@ to the largest 2^j - 1 below it, which is always in reach.
 import numpy as np
 
 from flipnet.solve.nim import mex
+from flipnet.base.errors import BadInput
 
 
 def halfnim_values(max_n):
@@ -25,7 +26,7 @@ def halfnim_values(max_n):
 def halfnim_value(n):
     """Closed form of the HalfNim Grundy value: g(2m) = m and g(2m + 1) = g(m)."""
     if n < 1:
-        raise ValueError(f"a pile holds at least 1 block, got {n}")
+        raise BadInput(f"a pile holds at least 1 block, got {n}")
     while n & 1:
         n >>= 1
     return n >> 1
@@ -41,6 +42,6 @@ def halfnim_winning_moves(n):
 def halfnim_best_move(n, rng):
     """The C++ program's DP move: the winning move, else a random legal k (from `rng`)."""
     if n < 2:
-        raise ValueError(f"no move from a pile of {n}")
+        raise BadInput(f"no move from a pile of {n}")
     winning = halfnim_winning_moves(n)
     return winning[0] if winning else int(rng.integers(1, n // 2 + 1))

@@ -9,6 +9,7 @@ The Cram solver uses it for every straight component.
 from functools import lru_cache
 
 from flipnet.solve.nim import mex
+from flipnet.base.errors import BadInput
 
 KAYLES_PERIOD = 34
 KAYLES_PREPERIOD = 53
@@ -32,7 +33,7 @@ def _kayles_prefix():
 def dawson_kayles(k):
     """Grundy value of a run of k ones in the 1D flip game (a Dawson's Kayles heap of k)."""
     if k < 0:
-        raise ValueError(f"run length must be non-negative, got {k}")
+        raise BadInput(f"run length must be non-negative, got {k}")
     if k >= KAYLES_PREPERIOD:
         k = KAYLES_PREPERIOD + (k - KAYLES_PREPERIOD) % KAYLES_PERIOD
     return _kayles_prefix()[k]

@@ -12,6 +12,7 @@ arithmetic) with z * F = z F (ordinary) for z < F:
 
 from functools import lru_cache, reduce, total_ordering
 from operator import xor
+from flipnet.base.errors import BadInput
 
 
 def mex(values):
@@ -111,7 +112,7 @@ class Nimber:
         if isinstance(value, Nimber):
             value = value.value
         if not isinstance(value, int) or value < 0:
-            raise ValueError(f"a nimber is a non-negative integer, not {value!r}")
+            raise BadInput(f"a nimber is a non-negative integer, not {value!r}")
         self.value = value
 
     def __add__(self, other):

@@ -16,7 +16,7 @@ import numpy as np
 
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import check_writable, ensure_dir, write_json
-from flipnet.datasets import read_split
+from flipnet.datasets import locate, read_split
 from flipnet.datasets.components import Components, key_shape
 from flipnet.nn.components.oneply import one_hot
 from flipnet.nn.core.interface import TrainedModel
@@ -135,7 +135,7 @@ def run(config, resume=False, overwrite=False, log=print):
     training run is measured, and write results/NAME.json and .npz. Built in seconds, with
     no checkpoint: `resume` and `overwrite` change nothing (the trainers' signature)."""
     started = time.perf_counter()
-    split = read_split(config.data, config.bucket)
+    split = read_split(locate(config.data), config.bucket)
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     ensure_dir(config.results_dir)
     for suffix in (".json", ".npz"):

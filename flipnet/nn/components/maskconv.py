@@ -22,6 +22,7 @@ from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import FrameCells, LiveCells, warm_up_cells
 from flipnet.nn.core.layers import log_softmax
+from flipnet.base.errors import BadInput
 
 CHUNK = 2048  # shapes a call of the compiled function takes
 SIZE_SCALE = 25.0  # the sum pooled over cells is divided by this (the 5x5 board's cells)
@@ -129,7 +130,7 @@ class MaskedConvNet:
             if n.endswith("_gate") and value.shape == ():  # as files kept gates before
                 value = value.reshape(1)
             if value.shape != p.get_value().shape:
-                raise ValueError(f"parameter {n} has shape {value.shape}, the network expects "
+                raise BadInput(f"parameter {n} has shape {value.shape}, the network expects "
                                  f"{p.get_value().shape}")
             p.set_value(value)
 

@@ -24,7 +24,7 @@ import pytensor
 import pytensor.tensor as pt
 
 from flipnet.base.denormals import flushed
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.forked import ctrl_c_held, ignore_ctrl_c, part_bounds
 from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import LiveCells, warm_up_cells
@@ -75,7 +75,7 @@ class SplitStep:
 
     def __init__(self, network, optimizer, side, workers, max_batch, flush_denormals=False):
         if not 2 <= workers <= MAX_WORKERS:
-            raise ValueError(f"a split step takes 2..{MAX_WORKERS} workers, got {workers}")
+            raise BadInput(f"a split step takes 2..{MAX_WORKERS} workers, got {workers}")
         self.network, self.workers, self.max_batch = network, workers, max_batch
         self.gradient = gradient_function(network, side)
         self.apply = apply_function(network, optimizer)
@@ -101,7 +101,7 @@ class SplitStep:
     def __call__(self, cells, values, lr):
         n = len(values)
         if n > self.max_batch:
-            raise ValueError(f"a batch of {n} shapes is larger than the {self.max_batch} this step holds")
+            raise BadInput(f"a batch of {n} shapes is larger than the {self.max_batch} this step holds")
         bounds = part_bounds(n, self.workers)
         for view, p in zip(self.weights.views, self.network.params):
             view[...] = p.get_value(borrow=True)

@@ -25,7 +25,7 @@ import pytensor.tensor as pt
 from flipnet.base.denormals import flushed
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import write_json
-from flipnet.datasets import read_split
+from flipnet.datasets import locate, read_split
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
@@ -79,7 +79,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     started = time.perf_counter()
     config.check()
     start, start_meta = ConvMemory.load(config.init) if config.init else (None, {})
-    split = read_split(config.data, config.bucket)
+    split = read_split(locate(config.data), config.bucket)
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     if rows == 1:
         raise FlipnetError(f"{config.data} holds single rows; {NAME} reads 2D boards")

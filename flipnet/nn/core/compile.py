@@ -110,6 +110,7 @@ class Predictor:
         else:
             self._fn = self._probs_fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
         self.chunk, self.symmetries, self.prepare = chunk, symmetries, model.prepare
+        self.n_classes = model.n_classes
 
     @classmethod
     def as_trained(cls, model, meta):
@@ -141,7 +142,7 @@ class Predictor:
             if out is None:
                 out = np.empty((states.size, probs.shape[1]))
             out[i:i + self.chunk] = probs
-        return out if out is not None else np.empty((0, 0))
+        return out if out is not None else np.empty((0, self.n_classes))
 
     def on_inputs(self, inputs, prepare=None):
         """Classes of inputs already made by `model.prepare` (or made here by `prepare`):

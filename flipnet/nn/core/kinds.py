@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 
 NETWORK_TRAINER = "flipnet.nn.paper.train:train"  # a network trained on positions
 NETWORK_LOADER = "flipnet.nn.core.store:load_network"
@@ -81,7 +81,7 @@ def build(name, seed, rows=None, cols=None):
     rows = default_rows if rows is None else rows
     cols = default_cols if cols is None else cols
     if entry.board == "grid" and rows == 1:
-        raise ValueError(f"{name} reads 2D boards, not one row of {cols} cells")
+        raise BadInput(f"{name} reads 2D boards, not one row of {cols} cells")
     return entry.builder()(np.random.default_rng(seed), rows, cols)
 
 

@@ -9,7 +9,7 @@ variables; `logits(states, params)` also accepts stand-ins for them (the trainer
 import numpy as np
 import pytensor
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.nn import FLOAT
 from flipnet.nn.core.interface import TrainedModel
 from flipnet.nn.core.layers import decode_bits
@@ -66,25 +66,28 @@ class Model(TrainedModel):
     def set_values(self, values):
         for n, p in zip(self.names, self.params):
             if values[n].shape != p.get_value().shape:
-                raise ValueError(f"parameter {n} has shape {values[n].shape}, "
+                raise BadInput(f"parameter {n} has shape {values[n].shape}, "
                                  f"model {self.name} expects {p.get_value().shape}")
             p.set_value(np.asarray(values[n], dtype=FLOAT))
 
     def n_parameters(self):
         return sum(p.get_value().size for p in self.params)
 
-    def predict(self, states):
-        """Predicted classes of states, as the run evaluated them (`Predictor.as_trained`)."""
+    def predictor(self):
+        """The predictor the run evaluated with (`Predictor.as_trained`), built once."""
         if self._predictor is None:
             from flipnet.nn.core.compile import Predictor
 
             self._predictor = Predictor.as_trained(self, self.meta)
-        return self._predictor(states)
+        return self._predictor
+
+    def predict(self, states):
+        """Predicted classes of states, as the run evaluated them."""
+        return self.predictor()(states)
 
     def position_probabilities(self, states):
         """The softmax of its logits (averaged over the board's symmetries as its run did)."""
-        self.predict(np.zeros(0, np.uint64))  # the predictor, built once
-        return self._predictor.probabilities(states)
+        return self.predictor().probabilities(states)
 
     def save(self, path, meta):
         from flipnet.nn.core.store import save_model
@@ -104,7 +107,7 @@ def check_labels(model, split, path):
 def one_row(name, rows):
     """Refuse a board of several rows for a model that reads one row of cells."""
     if rows != 1:
-        raise ValueError(f"{name} reads one row of cells, not {rows} rows")
+        raise BadInput(f"{name} reads one row of cells, not {rows} rows")
 
 
 def normal(rng, std, shape):

@@ -9,6 +9,7 @@ import pytensor
 import pytensor.tensor as pt
 
 from flipnet.nn import FLOAT
+from flipnet.base.errors import BadInput
 
 _real = np.dtype(FLOAT).type  # hyper-parameters as FLOAT scalars, so graphs keep their type
 
@@ -98,7 +99,7 @@ OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
 
 def make(name, params, momentum=0.9, weight_decay=0.0, clip_norm=0.0):
     if name not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {name!r}: choose from {', '.join(OPTIMIZERS)}")
+        raise BadInput(f"unknown optimizer {name!r}: choose from {', '.join(OPTIMIZERS)}")
     if name == "momentum":
         rule = Momentum(params, momentum, weight_decay)
     else:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.files import atomic_path
 from flipnet.base.shipped import META, PACKED
 
@@ -37,7 +37,7 @@ def load_npz(path, what="model file"):
             arrays = {k: archive[k] for k in archive.files}
         meta = json.loads(str(arrays.pop(META)))
         if not isinstance(meta, dict):
-            raise ValueError("its metadata is not a JSON object")
+            raise BadInput("its metadata is not a JSON object")
     except KeyError:
         raise FlipnetError(f"{path} is not a flipnet {what} (no {META} entry)") from None
     except ValueError as exc:

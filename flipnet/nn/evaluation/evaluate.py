@@ -14,7 +14,7 @@ training board holds few shapes of.
 
 import numpy as np
 
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.progress import bar
 from flipnet.datasets import locate, read_split
 from flipnet.datasets.components import (Components, beyond_board_errors, beyond_board_positions,
@@ -64,7 +64,7 @@ def predictor(model, lookahead=False, workers=1):
     if lookahead == "hard":
         probs = one_hot(value, model.n_classes)
     elif lookahead not in (True, "soft"):
-        raise ValueError(f"unknown mex rule {lookahead!r}: soft or hard")
+        raise BadInput(f"unknown mex rule {lookahead!r}: soft or hard")
     met = known_shapes(model)
     components = model.components
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from flipnet.base import signals
 from flipnet.base.checks import check_range
-from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.errors import DamagedFile, FlipnetError, Interrupted
+from flipnet.base.fields import Fields
 from flipnet.base.files import read_json, write_json
 from flipnet.base.provenance import provenance
 from flipnet.base.progress import bar
@@ -76,14 +77,21 @@ def train_run(epochs, seed=SEED, database_seed=0, checkpoint=None, resume=False)
 
 def _restore(mlp, checkpoint, settings, epochs):
     arrays, meta = load_npz(checkpoint, "checkpoint")
+    fields = Fields(meta, checkpoint)
     for key, value in settings.items():
         if meta.get(key) != value:
             raise FlipnetError(f"{checkpoint} was made with {key}={meta.get(key)!r} (now {value!r}); "
                                f"drop --resume to start over")
-    if meta.get("epochs_done", 0) > epochs:
-        raise FlipnetError(f"{checkpoint} holds {meta['epochs_done']} epochs, more than --epochs {epochs}")
+    done = fields.take("epochs_done", int)
+    if done < 0:
+        raise fields.fail("epochs_done", f"is {done}")
+    if done > epochs:
+        raise FlipnetError(f"{checkpoint} holds {done} epochs, more than --epochs {epochs}")
+    for name, like in (("w", mlp.w), ("wo", mlp.wo)):
+        if name not in arrays or arrays[name].shape != like.shape:
+            raise DamagedFile(f"{checkpoint}: array {name} is missing or not of shape {like.shape}")
     mlp.w, mlp.wo = arrays["w"], arrays["wo"]
-    return int(meta["epochs_done"])
+    return done
 
 
 def train_many(seeds, database, epochs):

@@ -12,9 +12,9 @@ import numpy as np
 import pytensor
 
 from flipnet.base.denormals import flushed
-from flipnet.base.errors import FlipnetError
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.files import write_json
-from flipnet.datasets import read_split
+from flipnet.datasets import locate, read_split
 from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT
 from flipnet.nn.core import optim
@@ -31,7 +31,7 @@ from flipnet.nn.training.record import results_record
 def train(config, resume=False, overwrite=False, log=print):
     started = time.perf_counter()
     config.check()
-    split = read_split(config.data, config.bucket)
+    split = read_split(locate(config.data), config.bucket)
     model = _build_for(config, split)
     with claimed(config, resume, overwrite), flushed(config.flush_denormals):
         model.fit(split.train[0])
@@ -80,8 +80,8 @@ def _build_for(config, split):
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     try:
         model = build(config.model, config.seed, rows, cols)
-    except ValueError as exc:
-        raise FlipnetError(f"{config.data} holds {rows}x{cols} boards: {exc}") from None
+    except BadInput as exc:
+        raise BadInput(f"{config.data} holds {rows}x{cols} boards: {exc}") from None
     check_labels(model, split, config.data)
     return model
 

@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError, Interrupted
+from flipnet.base.errors import BadInput, DamagedFile, FlipnetError, Interrupted
+from flipnet.base.fields import Fields
 from flipnet.base.files import check_writable, ensure_dir
 from flipnet.base.progress import bar
 from flipnet.nn import FLOAT
@@ -135,6 +136,12 @@ def check_points(epoch, n_batches, every):
     return [*range(first, n_batches, every), n_batches]
 
 
+def _shaped(array, like, where):
+    if array.shape != like.shape:
+        raise DamagedFile(f"{where} has shape {array.shape}, the run's has {like.shape}")
+    return array
+
+
 # settings that may differ between a checkpoint and a resumed run
 _RESUMABLE_CHANGES = {"epochs", "patience"}
 
@@ -160,26 +167,49 @@ class Run:
 
     @classmethod
     def resume(cls, config, model, optimizer):
+        """The run a checkpoint holds, each field checked before use: a damaged checkpoint
+        is one line naming the file and the field, never resumed."""
         path = config.path(".ckpt.npz")
         arrays, meta = load_npz(path, "checkpoint")
-        made_in = meta.get("floatX", "float32")  # checkpoints from before FLIPNET_FLOAT: float32
+        fields = Fields(meta, path)
+        made_in = fields.take("floatX", str, "float32")  # checkpoints from before FLIPNET_FLOAT: float32
         if made_in != FLOAT:
             raise FlipnetError(f"{path} was made in {made_in}, this run is in {FLOAT} (FLIPNET_FLOAT); "
                                "drop --resume to start over")
-        saved = without_removed(meta["config"], path)
+        saved = without_removed(fields.take("config", dict), path)
+        unknown = sorted(set(saved) - {f.name for f in dataclasses.fields(config)})
+        if unknown:
+            raise fields.fail("config", f"names settings no run has: {', '.join(unknown)}")
         changed = {k for k in saved if saved[k] != getattr(config, k)} - _RESUMABLE_CHANGES
         if changed:
             diffs = ", ".join(f"{k}={saved[k]!r} (now {getattr(config, k)!r})" for k in sorted(changed))
             raise FlipnetError(f"{path} was made with {diffs}; drop --resume to start over")
-        model.set_values({n: arrays[f"param/{n}"] for n in model.names})
-        for i, var in enumerate(optimizer.state):
-            var.set_value(arrays[f"optimizer/{i}"])
-        rng = np.random.default_rng()
-        rng.bit_generator.state = meta["rng"]
+        epoch, curve = fields.take("epoch", int), fields.take("curve", list)
+        planned = saved.get("epochs", config.epochs)
+        if not 0 <= epoch <= max(planned, config.epochs) or len(curve) != epoch:
+            raise fields.fail("epoch", f"is {epoch} of a run of {planned} epochs with {len(curve)} in its curve")
+        if not all(isinstance(e, dict) and isinstance(e.get("valid_error"), (int, float)) for e in curve):
+            raise fields.fail("curve", "is not a list of {epoch, valid_error} records")
+        wanted = [f"param/{n}" for n in model.names] + [f"best/{n}" for n in model.names] + \
+            [f"optimizer/{i}" for i in range(len(optimizer.state))]
+        missing = [name for name in wanted if name not in arrays]
+        if missing:
+            raise DamagedFile(f"{path}: array {missing[0]} is missing ({len(missing)} of {len(wanted)} missing)")
+        try:
+            model.set_values({n: arrays[f"param/{n}"] for n in model.names})
+            for i, var in enumerate(optimizer.state):
+                var.set_value(_shaped(arrays[f"optimizer/{i}"], var.get_value(), f"{path}: array optimizer/{i}"))
+            rng = np.random.default_rng()
+            rng.bit_generator.state = fields.take("rng", dict)
+        except BadInput as exc:
+            raise DamagedFile(f"{path}: {exc}") from None
+        except (TypeError, ValueError, KeyError):  # numpy's refusal of a state it did not write
+            raise fields.fail("rng", "is not the state of numpy's default generator") from None
         best = {n: arrays[f"best/{n}"] for n in model.names}
-        best_at = meta.get("best_at", meta["best_epoch"])  # checkpoints before validate_every
-        return cls(meta["epoch"], meta["curve"], best_at, meta["best_valid"], best,
-                   rng, meta["elapsed"])
+        best_at = fields.take("best_at", float, None)
+        best_at = fields.take("best_epoch", int) if best_at is None else best_at  # checkpoints before validate_every
+        return cls(epoch, curve, best_at, fields.take("best_valid", float), best,
+                   rng, fields.take("elapsed", float))
 
     def check(self, model, valid_error, fraction, threshold=1.0):
         """A validation `fraction` of the way through the current epoch: keep the model

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
+from flipnet.base.errors import BadInput, Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
@@ -101,6 +101,7 @@ class CramSolver:
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.builds_endgame = True  # False: load a database the cache holds, never build one
         self.grow_table = grow_table
+        self.max_table_log = MAX_TABLE_LOG  # a server caps its memory here (explore: 2^25, 512 MB)
         self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
         self._populated = None  # the table whose pages are all mapped (`populate`)
         self.tt_log = tt_log
@@ -227,8 +228,8 @@ class CramSolver:
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, under a minute, 3.5 GB)",
                   file=sys.stderr)
         wanted = table_log(largest, side) if self.grow_table and largest else 0
-        if wanted > self.tt_log:  # the system's limits read only when the table would grow
-            self.use_table(min(wanted, affordable_table_log(usable_memory())))
+        if min(wanted, self.max_table_log) > self.tt_log:  # the system's limits read only when the table would grow
+            self.use_table(min(wanted, affordable_table_log(usable_memory()), self.max_table_log))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             # two workers faulting pages in one by one wait for each other
             populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
@@ -353,7 +354,7 @@ class CramSolver:
     def use_workers(self, workers):
         """Search each component with 1 or 2 workers from the next call on."""
         if workers not in (1, 2):
-            raise ValueError(f"the Cram search takes 1 or 2 workers, got {workers}")
+            raise BadInput(f"the Cram search takes 1 or 2 workers, got {workers}")
         with self._busy:
             self.supervisor.wait_for_left()
             self.workers = workers

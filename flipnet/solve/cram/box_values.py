@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from flipnet.solve.cram.bits import lowest_bit_index
+from flipnet.base.errors import BadInput
 
 BLOCKS_A_STEP = 4  # blocks filled between two reports of progress (two a thread)
 MAX_VALUES = 32  # a game of at most 63 cells lasts at most 31 moves: its nimber fits a 32-bit set
@@ -57,9 +58,9 @@ def fill_box_values(values, h, w, progress=None):
     into `values` (uint8, 2^(h*w) of them: an array or a memory map). `progress`, if
     given, is called with the positions done after each step."""
     if h < 2 or h * w // 2 >= MAX_VALUES:
-        raise ValueError(f"boxes need 2 or more rows and at most {2 * MAX_VALUES - 1} cells, not {h}x{w}")
+        raise BadInput(f"boxes need 2 or more rows and at most {2 * MAX_VALUES - 1} cells, not {h}x{w}")
     if values.size != 1 << (h * w) or values.dtype != np.uint8:
-        raise ValueError(f"a {h}x{w} box has {1 << (h * w)} positions, one uint8 each")
+        raise BadInput(f"a {h}x{w} box has {1 << (h * w)} positions, one uint8 each")
     last_rows = np.arange(1 << w, dtype=np.int64)
     counts = np.array([bin(r).count("1") for r in range(1 << w)])
     for ones in range(w + 1):

@@ -43,6 +43,7 @@ BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cel
              30: ((2, 15), (3, 10), (4, 7), (5, 6))}
 DEFAULT_BOXES = BOX_SETS[28]
 MAX_BOX_CELLS = 30
+SPARE_ROOM = 64 << 20  # address space a build needs beside its map (threads' stacks, the CRC pass)
 
 
 class Endgame:
@@ -203,11 +204,16 @@ def _named_boxes(meta):
         return None
 
 
-def _block_crcs(data):
-    """The CRC-32 of every BLOCK_BYTES of `data`, on two threads (zlib lets go of the GIL)."""
-    starts = range(0, data.size, BLOCK_BYTES)
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(lambda i: zlib.crc32(memoryview(data[i:i + BLOCK_BYTES])), starts))
+def _block_crcs(data, threads=2):
+    """The CRC-32 of every BLOCK_BYTES of `data`, on two threads (zlib lets go of the GIL),
+    a block per thread at a time: a Ctrl-C or SIGTERM between two waits for two blocks
+    (milliseconds), not for the rest of the file."""
+    crcs = []
+    with ThreadPoolExecutor(threads) as pool:
+        for start in range(0, data.size, threads * BLOCK_BYTES):
+            starts = range(start, min(start + threads * BLOCK_BYTES, data.size), BLOCK_BYTES)
+            crcs += pool.map(lambda i: zlib.crc32(memoryview(data[i:i + BLOCK_BYTES])), starts)
+    return crcs
 
 
 def _layout(boxes):
@@ -256,10 +262,20 @@ def _write(directory, path, meta_path, boxes, progress):
     """Build the database in a temporary file beside `path`, filled in place through a
     memory map: its blocks are reserved on the disk first (a full disk is one line now, not
     a SIGBUS at a page written later), and it takes its name only once its CRCs are read."""
+    from flipnet.solve.cram.box_values import fill_box_values
+    from flipnet.solve.cram.memory import address_space_room
+
     ensure_dir(directory.parent)
     ensure_dir(directory)
     start = time.perf_counter()
     offsets, size = _layout(boxes)
+    # The kernel loaded (and with it the BLAS Numba loads at its first call) before the map
+    # and its room are counted: OpenBLAS spins for ever where it cannot allocate its buffers.
+    fill_box_values(np.zeros(16, np.uint8), 2, 2)
+    room = address_space_room()
+    if room is not None and size + SPARE_ROOM > room:
+        raise FlipnetError(f"the endgame database ({size / 1e6:.0f} MB, mapped while it is built) does not fit "
+                           f"this process's address-space limit (ulimit -v): {room / 1e6:.0f} MB of it is left")
     with atomic_path(path) as tmp:
         with open(tmp, "r+b") as f:
             _reserve(f, size)

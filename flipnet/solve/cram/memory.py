@@ -162,6 +162,20 @@ def _address_space_limit():
     return None if soft == resource.RLIM_INFINITY else soft
 
 
+def address_space_room():
+    """Bytes this process may still map under its address-space limit (`ulimit -v`), or
+    None where there is no limit or no way to read what it maps now."""
+    limit = _address_space_limit()
+    if limit is None:
+        return None
+    try:
+        with open("/proc/self/status") as lines:
+            mapped = next(int(line.split()[1]) * 1024 for line in lines if line.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    return max(limit - mapped, 0)
+
+
 def _meminfo():
     """/proc/meminfo's fields in bytes ({} where there is none)."""
     fields = {}
