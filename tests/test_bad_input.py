@@ -314,6 +314,12 @@ CASES = [
     ("endgame-disk-full", ["endgame", "--dir", "."], "cannot write cram-endgame.bin: File too large",
      {"file_size": 1 << 20}),
     ("bench-out", ["bench", "--only", "nosuch", "--out", "/nonexistent/x.json"], "unknown bench sections"),
+    # empty texts and numbers written another way: refused, never read as something else
+    ("data-only-empty", ["data", "--only", ""], "argument --only: an empty value"),
+    ("solve-output-empty", ["solve", "flip", "--shape", "2x2", "-o", ""], "argument -o/--output: an empty value"),
+    ("value-halfnim-underscore", ["value", "halfnim", "1_0"], "a HalfNim position is a pile size in digits, not '1_0'"),
+    ("data-seed-underscore", ["data", "--seed", "1_0"], "argument --seed: invalid int value: '1_0'"),
+    ("value-timeout-underscore", ["value", "flip", "11", "--timeout", "1_0"], "invalid float value: '1_0'"),
 ]
 
 
