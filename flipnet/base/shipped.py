@@ -167,7 +167,7 @@ def shipped_file(name):
 def looks_like_path(spec):
     """Whether a model's name is written as a path: with a '/' (./mlp2d, runs/x.npz) or a
     file's suffix (x.npz). Anything else is a name, whatever the current directory holds."""
-    return "/" in spec or spec.endswith((".npz", ".json", ".txt"))
+    return "/" in spec or spec in (".", "..") or spec.endswith((".npz", ".json", ".txt"))
 
 
 def resolve(spec, suffix=".npz", results_dir=RESULTS_DIR):
