@@ -9,25 +9,20 @@ import numpy as np
 
 from flipnet import games
 from flipnet.base.checks import check_seconds
-from flipnet.base.errors import BadInput, BadType
+from flipnet.base.errors import BadInput, BadType, brief
 
 BOARD_GAMES = tuple(name for name, cls in games.GAMES.items() if issubclass(cls, games.BoardGame))
 EXAMPLES = {"nim": "'1,3,5'", "halfnim": "'9'"}  # a position's text, for a game without a board
 
 
-def _shown(value):
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _integer(value):
+def is_whole(value):
     """Whether `value` is a whole number of Python's or numpy's (bool is not one)."""
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def game_name(game):
     if not isinstance(game, str):
-        raise BadType(f"game is a name ({', '.join(games.GAMES)}), not {_shown(game)}")
+        raise BadType(f"game is a name ({', '.join(games.GAMES)}), not {brief(game)}")
     if game not in games.GAMES:
         raise BadInput(f"unknown game {game!r}: choose from {', '.join(games.GAMES)}")
     return game
@@ -36,7 +31,7 @@ def game_name(game):
 def misere_rule(misere):
     """None (the game's own rule), True or False: never a string or a number."""
     if misere is not None and not isinstance(misere, (bool, np.bool_)):
-        raise BadType(f"misere is True, False or None, not {_shown(misere)}")
+        raise BadType(f"misere is True, False or None, not {brief(misere)}")
     return None if misere is None else bool(misere)
 
 
@@ -44,8 +39,8 @@ def whole(name, value, low, high=None, optional=True):
     """An integer argument from `low` to `high` (None: no upper bound); None where optional."""
     if value is None and optional:
         return None
-    if not _integer(value):
-        raise BadType(f"{name} is a whole number, not {_shown(value)}")
+    if not is_whole(value):
+        raise BadType(f"{name} is a whole number, not {brief(value)}")
     if value < low or high is not None and value > high:
         span = f"from {low} to {high}" if high is not None else f"at least {low}"
         raise BadInput(f"{name} must be {span}, got {int(value)}")
@@ -55,7 +50,7 @@ def whole(name, value, low, high=None, optional=True):
 def seconds(timeout):
     """None (no limit) or a positive, finite number of seconds."""
     if timeout is not None and (not isinstance(timeout, numbers.Real) or isinstance(timeout, (bool, np.bool_))):
-        raise BadType(f"timeout is a number of seconds or None, not {_shown(timeout)}")
+        raise BadType(f"timeout is a number of seconds or None, not {brief(timeout)}")
     return check_seconds(None if timeout is None else float(timeout), "timeout")
 
 
@@ -65,15 +60,15 @@ def moves_wanted(moves):
         return bool(moves)
     if isinstance(moves, str) and moves == "all":
         return moves
-    raise BadInput(f"moves is True, False or 'all', not {_shown(moves)}")
+    raise BadInput(f"moves is True, False or 'all', not {brief(moves)}")
 
 
 def shape_of(shape):
     """(rows, cols) of two positive whole numbers."""
     if shape is None:
         return None
-    if isinstance(shape, str) or len(np.shape(shape)) != 1 or len(shape) != 2 or not all(map(_integer, shape)):
-        raise BadType(f"shape is (rows, cols), two whole numbers, not {_shown(shape)}")
+    if isinstance(shape, str) or len(np.shape(shape)) != 1 or len(shape) != 2 or not all(map(is_whole, shape)):
+        raise BadType(f"shape is (rows, cols), two whole numbers, not {brief(shape)}")
     rows, cols = (int(n) for n in shape)
     if rows < 1 or cols < 1:
         raise BadInput(f"shape must be at least 1x1, got {rows}x{cols}")
@@ -105,20 +100,26 @@ def heap_list(position, what="position"):
     array = np.asarray(position, dtype=object) if not isinstance(position, np.ndarray) else position
     if array.ndim != 1:
         raise BadInput(f"Nim's {what} is a list of heap sizes (1 dimension), this one has {array.ndim}")
-    for i, heap in enumerate(array.tolist(), start=1):
-        if not _integer(heap):
-            raise BadType(f"heap {i} of {what} is {_shown(heap)}, not a whole number")
+    heaps = array.tolist()
+    for i, heap in enumerate(heaps, start=1):
+        if not is_whole(heap):
+            raise BadType(f"heap {i} of {what} is {brief(heap)}, not a whole number")
         if heap < 0:
             raise BadInput(f"heap {i} of {what} is negative ({heap})")
-    return [int(h) for h in array.tolist()]
+    return [int(h) for h in heaps]
+
+
+def fits_a_word(rows, cols):
+    """Refuse boards whose cells a 64-bit integer cannot hold (their arrays are read as such)."""
+    if rows * cols > 64:
+        raise BadInput(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
 
 
 def bit_boards(array, rows, cols):
     """An integer array of bit boards, each of the `rows` x `cols` cells only: as uint64."""
     if array.dtype.kind not in "iu":
         raise BadType(f"bit boards are integers, not {array.dtype} values")
-    if rows * cols > 64:
-        raise BadInput(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
+    fits_a_word(rows, cols)
     if array.dtype.kind == "i" and (array < 0).any():
         i = int(np.flatnonzero(array < 0)[0])
         raise BadInput(f"bit board {i} is negative ({int(array[i])})")

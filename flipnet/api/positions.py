@@ -6,7 +6,7 @@ import numpy as np
 from flipnet import games
 from flipnet.api import arguments
 from flipnet.api.arguments import BOARD_GAMES
-from flipnet.base.errors import BadInput, BadType
+from flipnet.base.errors import BadInput, BadType, brief
 from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, searched, time_limit, use_workers,
                                     value_of)
 
@@ -103,8 +103,7 @@ def _grouped(positions, game, misere, shape, fixed=None):
         return [(np.arange(len(array)), games.make(game, shape=shape, misere=misere), states)]
     if array is not None and game in BOARD_GAMES and array.ndim == 3:
         rows, cols = array.shape[1:]
-        if rows * cols > 64:
-            raise BadInput(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
+        arguments.fits_a_word(rows, cols)
         cells = arguments.cell_array(array.reshape(len(array), -1), game, "positions").astype(bool)
         weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
         states = (cells * weights).sum(axis=1, dtype=np.uint64)
@@ -134,7 +133,7 @@ def _text(position, game, what="position"):
     heap sizes (Nim) or a pile (HalfNim), each checked."""
     if isinstance(position, str):
         return position
-    if game == "halfnim" and arguments._integer(position):
+    if game == "halfnim" and arguments.is_whole(position):
         return str(arguments.whole(what, position, 1, optional=False))
     if game in BOARD_GAMES and not isinstance(position, (bytes, dict, set)) and np.ndim(position) >= 1:
         cells = arguments.cell_array(position, game, what)
@@ -142,7 +141,7 @@ def _text(position, game, what="position"):
     if game == "nim" and isinstance(position, (list, tuple, np.ndarray)):
         return ",".join(str(h) for h in arguments.heap_list(position, what))
     example = "'1101/0111' or a 2D array of 0/1" if game in BOARD_GAMES else arguments.EXAMPLES.get(game, "")
-    raise BadType(f"cannot read {arguments._shown(position)} as a {game} {what}: give its text, e.g. {example}")
+    raise BadType(f"cannot read {brief(position)} as a {game} {what}: give its text, e.g. {example}")
 
 
 def _game(game, text, misere, max_take=None):

@@ -41,6 +41,12 @@ class TimedOut(FlipnetError, TimeoutError):
     A TimeoutError too, for a program that calls flipnet with a time limit."""
 
 
+def brief(value, most=40):
+    """A value as a one-line message shows it: its repr, cut to `most` characters."""
+    text = repr(value)
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
 def bug_report(exc, debug=True):
     """The one line that reports an exception no user can fix: a bug in flipnet. `debug`:
     the line says how to see the traceback (the CLI's FLIPNET_DEBUG=1)."""

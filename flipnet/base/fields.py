@@ -4,7 +4,7 @@ names the file and the field, never a KeyError from deep inside."""
 
 import numbers
 
-from flipnet.base.errors import DamagedFile
+from flipnet.base.errors import DamagedFile, brief
 
 _MISSING = object()
 KINDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false", list: "a list",
@@ -27,9 +27,6 @@ class Fields:
             raise DamagedFile(f"{path}: {where.rstrip('.') or 'the file'} is not an object")
         self.data, self.path, self.where = data, path, where
 
-    def __contains__(self, key):
-        return key in self.data
-
     def take(self, key, kind, default=_MISSING):
         """The field `key`, which must be of `kind` (int, float, str, bool, list, dict, or a
         tuple of them); `default` where it may be absent."""
@@ -41,8 +38,7 @@ class Fields:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if not any(_is(value, k) for k in kinds):
             wanted = " or ".join(KINDS.get(k, k.__name__) for k in kinds)
-            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-            raise DamagedFile(f"{self.path}: field {self.where}{key} is {shown}, not {wanted}")
+            raise DamagedFile(f"{self.path}: field {self.where}{key} is {brief(value)}, not {wanted}")
         return value
 
     def inside(self, key, default=_MISSING):

@@ -43,7 +43,8 @@ def check_position(game, text, misere=None):
                                f"this one is {len(rows)}x{cols}")
         if game == "gridnim" and len(rows) * cols > GRIDNIM_CELLS:
             raise FlipnetError(f"grid Nim boards here have at most {GRIDNIM_CELLS} cells")
-    if game == "halfnim" and not (text.strip().isascii() and text.strip().isdigit() and len(text.strip()) <= 4):
+    pile = text.strip()
+    if game == "halfnim" and not (pile.isascii() and pile.isdigit() and len(pile) <= len(str(MAX_OBJECTS))):
         raise FlipnetError(f"a HalfNim pile here is a number from 1 to {MAX_OBJECTS}, not {text[:20]!r}")
     board = games.for_position(game, text, misere=misere)
     state = board.parse(text)
