@@ -11,7 +11,7 @@ import time
 from flipnet import __version__
 from flipnet.base import signals
 from flipnet.base.checks import check_seconds, check_seed
-from flipnet.base.errors import FlipnetError, Interrupted, TimedOut, bug_report
+from flipnet.base.errors import BadInput, FlipnetError, Interrupted, TimedOut, bug_report
 
 GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
 TABLE_GAMES = ("flip", "gridnim")
@@ -101,8 +101,11 @@ def _parse_solve(sub):
 def _parse_value(sub):
     p = sub.add_parser("value", help="value, winner and winning moves of one position")
     p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("position", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
-                   "size; nim: heap sizes like 1,3,5")
+    p.add_argument("position", nargs="?", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
+                   "size; nim: heap sizes like 1,3,5; '-': one position a line from standard input, "
+                   "one JSON line each")
+    p.add_argument("--file", metavar="FILE", help="one position a line from FILE, one JSON line each "
+                   "(a bad line is reported with its number; the rest go on)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
                    "(on a large board the moves cost another search)")
@@ -501,6 +504,10 @@ def cmd_value(args):
     from flipnet.api.positions import value
     from flipnet.base.files import json_text
 
+    if (args.position is None) == (args.file is None):
+        raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
+    if args.file is not None or args.position == "-":
+        return _values_of_lines(args)
     # one limit for the value and the moves together
     result = value(args.position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
                    workers=args.workers, max_take=args.max_take)
@@ -517,6 +524,48 @@ def cmd_value(args):
         print("winning moves:")
         for move, position in result.winning_moves:
             print(f"  {move} -> {position}")
+
+
+def _values_of_lines(args):
+    """One JSON line per position read (blank lines skipped); a bad position gives a line
+    {"line": N, "error": ...} and one on stderr, the rest go on, and the exit status is 2."""
+    from flipnet.api.positions import value
+    from flipnet.base.files import json_text
+
+    source = "standard input" if args.file is None else args.file
+    if args.file is None:
+        sys.stdin.reconfigure(errors="replace")  # an undecodable byte is named by the line's own error
+    lines = sys.stdin if args.file is None else _open_text(args.file)
+    failed = 0
+    with lines:
+        for number, line in enumerate(lines, 1):
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                result = value(text, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
+                               workers=args.workers, max_take=args.max_take)
+                print(json_text(result.to_json(), indent=None), end="", flush=True)
+            except FlipnetError as e:
+                failed += 1
+                print(json_text({"line": number, "position": text[:80], "error": str(e)}, indent=None), end="",
+                      flush=True)
+                print(f"flipnet: {source}, line {number}: {e}", file=sys.stderr)
+    if failed:
+        print(f"flipnet: {failed} of the positions could not be valued (see their lines)", file=sys.stderr)
+        return 2
+    return None
+
+
+def _open_text(path):
+    try:
+        return open(path, encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path} is a directory, not a file of positions") from None
+    except OSError as e:
+        raise BadInput(f"cannot read {path}: {e.strerror}") from None
 
 
 def _searched():

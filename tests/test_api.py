@@ -124,8 +124,9 @@ def test_bad_positions_are_one_line_errors():
 
 
 def test_a_timeout_is_a_timeout_error():
-    with pytest.raises(TimeoutError, match="no answer within --timeout 0.05 s"):
-        flipnet.value("11111111/11111111/11111111/11110000", timeout=0.05)  # half a second of search
+    board = "1111111/1111111/1111111/1111111/1111111/1111110"  # over 3 s of search with the endgame database
+    with pytest.raises(TimeoutError, match="no answer within --timeout 0.3 s"):
+        flipnet.value(board, moves=False, timeout=0.3)
 
 
 def test_load_dataset_reads_the_split_and_unpacks(tmp_path, monkeypatch):

@@ -137,3 +137,29 @@ def test_survey_nim_lists_each_seed_and_the_perfect_ones(capsys):
 def test_survey_nim_rejects_bad_seed_ranges(capsys, seeds, message):
     code, _, err = run(capsys, "survey-nim", "--seeds", seeds)
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_value_of_many_positions_one_json_line_each(tmp_path):
+    import flipnet
+    from cli_cases import FLIPNET, environment
+
+    lines = ["11011/11111/00111", "", "1121", "11/11", "111111/111111/111111/111111", "1110/0111"]
+    proc = subprocess.run([*FLIPNET, "value", "flip", "-"], input="\n".join(lines) + "\n", capture_output=True,
+                          text=True, cwd=tmp_path, env=environment(), timeout=300)
+    assert proc.returncode == 2, proc.stderr  # a bad line: the status says so, the rest are answered
+    got = [json.loads(line) for line in proc.stdout.splitlines()]
+    good = [text for text in lines if text and text != "1121"]
+    assert [g for g in got if "error" not in g] == [flipnet.value(text).to_json() for text in good]
+    assert [g for g in got if "error" in g] == [{"line": 3, "position": "1121",
+                                                 "error": "bad character '2' at position 3: expected '1' or '0'"}]
+    assert "standard input, line 3: bad character '2'" in proc.stderr and "Traceback" not in proc.stderr
+
+    path = tmp_path / "heaps.txt"
+    path.write_text("1,2,3\n4,5\n")
+    proc = subprocess.run([*FLIPNET, "value", "nim", "--file", str(path), "--no-moves"], capture_output=True,
+                          text=True, cwd=tmp_path, env=environment(), timeout=300)
+    assert proc.returncode == 0
+    assert [json.loads(line)["nim_value"] for line in proc.stdout.splitlines()] == [0, 1]
+    proc = subprocess.run([*FLIPNET, "value", "nim", "--file", str(tmp_path / "none.txt")], capture_output=True,
+                          text=True, cwd=tmp_path, env=environment(), timeout=300)
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("none.txt: no such file")

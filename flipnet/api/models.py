@@ -127,11 +127,14 @@ class Model:
         return out[0] if single and dtype == np.float64 else int(out[0]) if single else out
 
     def _on(self, board):
+        from flipnet.nn.core.compile import QUICK_ROWS
         from flipnet.nn.evaluation.evaluate import on_board
 
         key = (board.rows, board.cols)
         if key not in self._predictors:
-            self._predictors[key] = {"model": on_board(self.network, *key, f"a {board.shape} position")}
+            model = on_board(self.network, *key, f"a {board.shape} position")
+            model.quick_rows = QUICK_ROWS  # a few positions are answered without a compile
+            self._predictors[key] = {"model": model}
         return self._predictors[key]["model"]
 
     def _predictor(self, model, one_ply):

@@ -8,6 +8,8 @@ HalfNim and Nim by their closed forms. Adding a game adds one line here.
 """
 
 import contextlib
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -101,7 +103,7 @@ def value_and_components(game, state):
     if game.name != "flip" or game.rule != "normal":
         return value_of(game, state), None
     if searched(game):
-        parts = solver().valued_components(game.cells(state))
+        parts = exact(lambda answerer: answerer.valued_components(game.cells(state)))
     else:
         parts = [(run, dawson_kayles(len(run))) for run in _runs(game, state)]
     value = 0
@@ -114,7 +116,7 @@ def move_values(game, state):
     """[(move, value of the position it leaves)] for every legal move."""
     if game.name == "flip" and game.rule == "normal":
         if searched(game):
-            _, valued = solver().move_values(game.cells(state))
+            _, valued = exact(lambda answerer: answerer.move_values(game.cells(state)))
             return [(1 << game.bit(*a) | 1 << game.bit(*b), v) for (a, b), v in valued]
         total = value_and_components(game, state)[0]
         out = []
@@ -162,12 +164,41 @@ def winning_moves(game, state):
     return value_and_winning_moves(game, state)[1]
 
 
+# What a question asked of the search before the search was loaded (a small position
+# never loads it): its workers, and the time limits still open, entered at its first use
+_ASKED = {"workers": None, "limits": []}
+
+
 def solver():
-    """The shared Cram solver, imported at first use: it loads Numba (0.4 s), which no
+    """The shared Cram solver, imported at first use: it loads Numba (0.2-0.7 s), which no
     other answer here needs."""
     from flipnet.solve.cram import solver as shared
 
-    return shared()
+    search = shared()
+    if _ASKED["workers"] is not None:
+        search.use_workers(_ASKED["workers"])
+        _ASKED["workers"] = None
+    for limit in _ASKED["limits"]:
+        if not limit["entered"]:
+            limit["entered"] = True
+            left = None if limit["seconds"] is None else limit["seconds"] - (time.perf_counter() - limit["since"])
+            limit["stack"].enter_context(search.time_limit(left if left is None else max(left, 1e-3)))
+    return search
+
+
+def _search_loaded():
+    return "flipnet.solve.cram" in sys.modules
+
+
+def exact(ask):
+    """ask(answerer) of a flip position's cells: by the plain recursion (`small`) when its
+    components are small, which needs no Numba, else by the shared solver's search."""
+    from flipnet.solve.small import Plain, TooLarge
+
+    try:
+        return ask(Plain())
+    except TooLarge:
+        return ask(solver())
 
 
 def searched(game):
@@ -178,19 +209,36 @@ def searched(game):
 def use_workers(game, workers):
     """Search this game's positions with 1 or 2 workers (`CramSolver.use_workers`)."""
     if searched(game):
-        solver().use_workers(workers)
+        if _search_loaded():
+            solver().use_workers(workers)
+        else:
+            _ASKED["workers"] = workers
 
 
+@contextlib.contextmanager
 def time_limit(game, seconds):
     """One limit in seconds (None: none) for every search a question about this game's
-    positions takes: the Cram solver's; the other games' positions are answered at once."""
-    return solver().time_limit(seconds) if searched(game) else contextlib.nullcontext()
+    positions takes: the Cram solver's; the other games' positions, and small flip
+    positions, are answered at once."""
+    if not searched(game):
+        yield
+    elif _search_loaded():
+        with solver().time_limit(seconds):
+            yield
+    else:
+        with contextlib.ExitStack() as stack:
+            limit = {"seconds": seconds, "since": time.perf_counter(), "stack": stack, "entered": False}
+            _ASKED["limits"].append(limit)
+            try:
+                yield
+            finally:
+                _ASKED["limits"].remove(limit)
 
 
 def value_of(game, state):
     """The value alone (for flip, one search instead of one per move)."""
     if searched(game):
-        return solver().value(game.cells(state))
+        return exact(lambda answerer: answerer.value(game.cells(state)))
     return value_and_winning_moves(game, state)[0]
 
 
@@ -200,7 +248,7 @@ def _flip(game, state):
     if not searched(game):  # a line (the study's 1D game): Kayles' closed form
         value, firsts = line_value_and_winning_moves(state, game.n_cells)
         return value, sorted((1 << i) | (1 << (i + 1)) for i in firsts)
-    value, dominoes = solver().winning_moves(game.cells(state))
+    value, dominoes = exact(lambda answerer: answerer.winning_moves(game.cells(state)))
     return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
 
 

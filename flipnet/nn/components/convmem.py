@@ -64,7 +64,8 @@ class ConvMemory(TrainedModel):
     def network_probabilities(self, keys, workers=1):
         """The network's own distribution of each key's value (table or not); `workers`:
         its chunks shared with forked processes (the same answer)."""
-        return self.network.probabilities(keys, self.side, self.average, workers=workers)
+        return self.network.probabilities(keys, self.side, self.average, workers=workers,
+                                          quick_rows=self.quick_rows)
 
     def probabilities(self, keys):
         """(keys, n_classes): certain for a shape in the table, the network's otherwise."""

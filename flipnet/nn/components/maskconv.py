@@ -21,6 +21,7 @@ from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import FrameCells, LiveCells, warm_up_cells
+from flipnet.nn.core.compile import NUMPY_MODE
 from flipnet.nn.core.layers import log_softmax
 from flipnet.base.errors import BadInput
 
@@ -95,23 +96,29 @@ class MaskedConvNet:
         return pt.dot(z, p["out_W"]) + p["out_b"]
 
     @in_float
-    def log_probs_function(self, side):
+    def log_probs_function(self, side, quick=False):
         """f(cells (batch, side * side)) -> log-probabilities, compiled once per frame
-        (over the live cells)."""
-        if side not in self._compiled:
+        (over the live cells); `quick`: run op by op in numpy (`compile.NUMPY_MODE`),
+        which needs no Numba compile, for a few shapes."""
+        if (side, quick) not in self._compiled:
             layout = LiveCells(side)
-            fn = pytensor.function(layout.inputs, log_softmax(self.logits_in(layout)))
-            fn(*layout.feed(warm_up_cells(side)))  # compiled now, before any fork
-            self._compiled[side] = lambda cells: fn(*layout.feed(cells))
-        return self._compiled[side]
+            if quick:
+                logits = pytensor.function(layout.inputs, self.logits_in(layout), mode=NUMPY_MODE)
+                self._compiled[side, quick] = lambda cells: _log_softmax(logits(*layout.feed(cells)))
+            else:
+                fn = pytensor.function(layout.inputs, log_softmax(self.logits_in(layout)))
+                fn(*layout.feed(warm_up_cells(side)))  # compiled now, before any fork
+                self._compiled[side, quick] = lambda cells: fn(*layout.feed(cells))
+        return self._compiled[side, quick]
 
-    def probabilities(self, keys, side, average=True, chunk=CHUNK, workers=1):
+    def probabilities(self, keys, side, average=True, chunk=CHUNK, workers=1, quick_rows=0):
         """(keys, n_classes) distribution of each shape key's value, its cells drawn in a
         side x side frame; `average`: the normalised geometric mean over the frame's 8
         symmetries (each shape's images are the same shape). With `workers`, the chunks
-        are shared with forked processes (`base/forked.py`): the same answer, bit for bit."""
+        are shared with forked processes (`base/forked.py`): the same answer, bit for bit.
+        At most `quick_rows` keys are answered in numpy, without a compile."""
         keys = np.asarray(keys, np.uint64)
-        f = self.log_probs_function(side)  # built here, before any fork
+        f = self.log_probs_function(side, quick=keys.size <= quick_rows)  # built here, before any fork
         maps = cell_maps(side, side) if average else [np.arange(side * side)]
 
         def chunk_probabilities(start):
@@ -144,6 +151,11 @@ def _cells_max(framed):
     has an empty cell; the 0 makes it so for a shape that fills its frame too, so the answer
     does not depend on the frame even where activations go negative (residual gates)."""
     return pt.maximum(framed.max(axis=1), 0)
+
+
+def _log_softmax(logits):
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _softmax(log_weights):

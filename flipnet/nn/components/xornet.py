@@ -119,7 +119,7 @@ class ComponentModel(Model):
 
     def _shapes(self):
         if self._shape_predictor is None:
-            self._shape_predictor = ComponentPredictor(self)
+            self._shape_predictor = ComponentPredictor(self, quick_rows=self.quick_rows)
         return self._shape_predictor
 
     def shape_values(self, keys):

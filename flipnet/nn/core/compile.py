@@ -9,6 +9,12 @@ optimizer state are loop-carried and written back to the shared variables at the
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
+from pytensor.compile.builders import OpFromGraph
+from pytensor.compile.mode import Mode
+from pytensor.graph.rewriting.basic import in2out, node_rewriter
+from pytensor.scalar import basic as scalar
+from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.rewriting.ofg import inline_ofg_node
 from pytensor.tensor.special import softmax
 
 from flipnet.nn import FLOAT, in_float
@@ -91,34 +97,83 @@ def step_function(model, optimizer):
     return pytensor.function([states, labels, lr], loss, updates=updates)
 
 
+# A call of at most this many states (a position, its moves, a page of the explorer) is
+# answered by the graph run op by op in numpy, compiled in milliseconds, instead of
+# waiting seconds (tens, the first time) for Numba to compile it; larger calls (a test
+# split, a training run's validation) are compiled with Numba, many times faster per state.
+QUICK_ROWS = 4096
+
+
+@node_rewriter([Elemwise])
+def _pairwise(fgraph, node):
+    """An Add or Mul of three or more inputs as a chain of pairs: numpy has a ufunc for a
+    pair, and the Python linker runs any other arity one element at a time."""
+    op = node.op.scalar_op
+    if not isinstance(op, (scalar.Add, scalar.Mul)) or len(node.inputs) <= 2:
+        return None
+    out = node.inputs[0]
+    for term in node.inputs[1:]:
+        out = out + term if isinstance(op, scalar.Add) else out * term
+    return [out.astype(node.outputs[0].dtype)]
+
+
+@node_rewriter([OpFromGraph])
+def _inlined(fgraph, node):
+    """An inner graph (softmax is one, made by the rewrites) as its ops: the Python
+    linker would compile it with the default linker, Numba."""
+    return inline_ofg_node(node)
+
+
+# The Python linker with every elementwise op a numpy ufunc (no fused loops, which it
+# would run per element; no n-ary sums or products) and no inner graph.
+NUMPY_MODE = Mode(linker="py", optimizer="fast_run").excluding("fusion").register(
+    (in2out(_inlined), 99), (in2out(_pairwise), 100))
+
+
+def _softmax_rows(logits):
+    """Softmax along the last axis in numpy (PyTensor's is an inner graph the Python
+    linker would hand to Numba)."""
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
 class Predictor:
     """Predicted classes of any number of states, in large compiled batches, and their
     probabilities.
 
     With `symmetries`, the class is the argmax of the softmax averaged over every image
-    of the state under the board's symmetries (which all share its nim-value).
+    of the state under the board's symmetries (which all share its nim-value). A call of
+    at most `quick_rows` states runs in NUMPY_MODE; each function is compiled when first
+    asked for.
     """
 
+    def __init__(self, model, chunk=1 << 16, symmetries=None, quick_rows=0):
+        self.model, self.chunk, self.symmetries, self.prepare = model, chunk, symmetries, model.prepare
+        self.n_classes, self.quick_rows = model.n_classes, quick_rows
+        self._functions = {}
+
     @in_float
-    def __init__(self, model, chunk=1 << 16, symmetries=None):
-        states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
-        logits = model.logits(states)
-        if symmetries is None:
-            self._fn = pytensor.function([states], pt.argmax(logits, axis=-1))
-            self._graph = ([states], logits)  # the probabilities are compiled when first asked
-            self._probs_fn = None
-        else:
-            self._fn = self._probs_fn = pytensor.function([states], pt.special.softmax(logits, axis=-1))
-        self.chunk, self.symmetries, self.prepare = chunk, symmetries, model.prepare
-        self.n_classes = model.n_classes
+    def _function(self, output):
+        """'classes' or 'probabilities' compiled with Numba, or 'logits' in NUMPY_MODE."""
+        if output not in self._functions:
+            model = self.model
+            states = pt.tensor("states", dtype=model.input_dtype, shape=(None,) * (1 + len(model.input_shape)))
+            logits = model.logits(states)
+            if output == "logits":
+                self._functions[output] = pytensor.function([states], logits, mode=NUMPY_MODE)
+            elif output == "classes":
+                self._functions[output] = pytensor.function([states], pt.argmax(logits, axis=-1))
+            else:
+                self._functions[output] = pytensor.function([states], pt.special.softmax(logits, axis=-1))
+        return self._functions[output]
 
     @classmethod
-    def as_trained(cls, model, meta):
+    def as_trained(cls, model, meta, quick_rows=0):
         """The predictor a saved model was evaluated with (symmetry averaging or not)."""
         from flipnet.datasets.symmetry import Symmetries
 
         tta = meta.get("config", {}).get("tta", False)
-        return cls(model, symmetries=Symmetries(model.rows, model.cols) if tta else None)
+        return cls(model, symmetries=Symmetries(model.rows, model.cols) if tta else None, quick_rows=quick_rows)
 
     def __call__(self, states):
         states = np.asarray(states, dtype=np.uint64)
@@ -130,15 +185,17 @@ class Predictor:
     def probabilities(self, states):
         """(states, classes): the softmax, averaged over the symmetries' images where asked."""
         states = np.asarray(states, dtype=np.uint64)
-        if self._probs_fn is None:
-            ins, logits = self._graph
-            self._probs_fn = pytensor.function(ins, pt.special.softmax(logits, axis=-1))
+        if states.size <= self.quick_rows:
+            logits = self._function("logits")
+            softmax_of = lambda inputs: _softmax_rows(logits(inputs))  # noqa: E731
+        else:
+            softmax_of = self._function("probabilities")
         out = None
         for i in range(0, states.size, self.chunk):
             part = states[i:i + self.chunk]
             images = [self.symmetries.image(part, g) for g in range(len(self.symmetries))] \
                 if self.symmetries is not None else [part]
-            probs = sum(self._probs_fn(self.prepare(image)) for image in images) / len(images)
+            probs = sum(softmax_of(self.prepare(image)) for image in images) / len(images)
             if out is None:
                 out = np.empty((states.size, probs.shape[1]))
             out[i:i + self.chunk] = probs
@@ -149,40 +206,56 @@ class Predictor:
         the trainer prepares the validation set once instead of every epoch."""
         if self.symmetries is not None:
             raise ValueError("a symmetry-averaging predictor needs the states themselves")
+        if len(inputs) <= self.quick_rows:
+            logits = self._function("logits")
+            classes_of = lambda part: np.argmax(logits(part), axis=-1)  # noqa: E731
+        else:
+            classes_of = self._function("classes")
         out = np.empty(len(inputs), dtype=np.int64)
         for i in range(0, len(inputs), self.chunk):
             part = inputs[i:i + self.chunk]
-            out[i:i + self.chunk] = self._fn(prepare(part) if prepare else part)
+            out[i:i + self.chunk] = classes_of(prepare(part) if prepare else part)
         return out
 
 
 class ComponentPredictor:
     """A component model's value of each shape key (argmax of its network's logits plus
     its memory row), or its probabilities, in large compiled batches: what one ply of
-    lookahead reads."""
+    lookahead reads. A call of at most `quick_rows` keys runs in NUMPY_MODE; each
+    function is compiled when first asked for."""
+
+    def __init__(self, model, chunk=1 << 16, quick_rows=0):
+        self.model, self.chunk, self.quick_rows = model, chunk, quick_rows
+        self._functions = {}
 
     @in_float
-    def __init__(self, model, chunk=1 << 16):
-        inputs = pt.vector("inputs", dtype="uint64")
-        rows = pt.vector("rows", dtype="int64")
-        p = dict(zip(model.names, model.params))
-        memory = p["memory"][rows] if model.memory is not None else None
-        logits = model.component_logits(inputs, p, memory)
-        self._fn = pytensor.function([inputs, rows], pt.argmax(logits, axis=0), on_unused_input="ignore")
-        self._graph = ([inputs, rows], logits)  # the probabilities are compiled when first asked
-        self._probs_fn = None
-        self.model, self.chunk = model, chunk
+    def _function(self, output):
+        """'values' or 'probabilities' compiled with Numba, or 'logits' in NUMPY_MODE."""
+        if output not in self._functions:
+            model = self.model
+            inputs = pt.vector("inputs", dtype="uint64")
+            rows = pt.vector("rows", dtype="int64")
+            p = dict(zip(model.names, model.params))
+            memory = p["memory"][rows] if model.memory is not None else None
+            logits = model.component_logits(inputs, p, memory)  # (values, keys)
+            out = {"logits": logits, "values": pt.argmax(logits, axis=0),
+                   "probabilities": softmax(logits, axis=0).T}[output]
+            self._functions[output] = pytensor.function(
+                [inputs, rows], out, on_unused_input="ignore", mode=NUMPY_MODE if output == "logits" else None)
+        return self._functions[output]
 
     def __call__(self, keys):
-        return self._batched(self._fn, keys, np.int64)
+        if np.size(keys) <= self.quick_rows:
+            logits = self._function("logits")
+            return self._batched(lambda *ins: np.argmax(logits(*ins), axis=0), keys, np.int64)
+        return self._batched(self._function("values"), keys, np.int64)
 
-    @in_float
     def probabilities(self, keys):
         """(keys, values) softmax of each key's logits."""
-        if self._probs_fn is None:
-            ins, logits = self._graph
-            self._probs_fn = pytensor.function(ins, softmax(logits, axis=0).T, on_unused_input="ignore")
-        return self._batched(self._probs_fn, keys, np.float64)
+        if np.size(keys) <= self.quick_rows:
+            logits = self._function("logits")
+            return self._batched(lambda *ins: _softmax_rows(logits(*ins).T), keys, np.float64)
+        return self._batched(self._function("probabilities"), keys, np.float64)
 
     def _batched(self, fn, keys, dtype):
         keys = np.asarray(keys, dtype=np.uint64)

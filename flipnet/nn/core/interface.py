@@ -23,6 +23,7 @@ class TrainedModel(Protocol):
     meta: dict  # its file's metadata (the run's settings under "config"); {} when built here
     size_free = False  # reads positions of any board (`for_board`)
     values_shapes = False  # a position's value is the XOR of its shapes' values, which it gives
+    quick_rows = 0  # its predictions of at most this many states skip Numba (`compile.QUICK_ROWS`)
 
     def predict(self, states) -> np.ndarray:
         """The value of each position (state integers of its board), as it was evaluated

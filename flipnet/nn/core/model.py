@@ -78,7 +78,7 @@ class Model(TrainedModel):
         if self._predictor is None:
             from flipnet.nn.core.compile import Predictor
 
-            self._predictor = Predictor.as_trained(self, self.meta)
+            self._predictor = Predictor.as_trained(self, self.meta, quick_rows=self.quick_rows)
         return self._predictor
 
     def predict(self, states):

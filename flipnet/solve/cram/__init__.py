@@ -20,9 +20,8 @@ from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.cram.supervisor import Supervisor
-from flipnet.solve.kayles import dawson_kayles, kayles_splits
-
-MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
+from flipnet.solve.kayles import dawson_kayles
+from flipnet.solve.parts import MAX_FRAME, cells_of, components, kayles_moves
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
 # From this many cells the 30-cell database pays: 6x7 (42) was answered in 7 min with it and
 # not in 10 with the 28-cell one, so a solver holding the smaller set says so once
@@ -168,7 +167,7 @@ class CramSolver:
         parts whose nimbers XOR to its value (single cells, which no move touches, left out)."""
         parts = components(cells, with_origin=True)
         values = self.component_values([part[:3] for part in parts])
-        return [(_cells_of(*part), int(v)) for part, v in zip(parts, values)]
+        return [(cells_of(*part), int(v)) for part, v in zip(parts, values)]
 
     def move_values(self, cells):
         """(value, [(domino as two cells, the value of the position it leaves)]) for every
@@ -181,7 +180,7 @@ class CramSolver:
         for (bits, h, w, r0, c0), v in zip(parts, values):
             rest = total ^ int(v)
             if min(h, w) == 1:  # a straight run: Kayles' values of the two runs a domino leaves
-                run = _cells_of(bits, h, w, r0, c0)
+                run = cells_of(bits, h, w, r0, c0)
                 moves += [((run[i], run[i + 1]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
                           for i in range(len(run) - 1)]
                 continue
@@ -295,7 +294,7 @@ class CramSolver:
         for (bits, h, w, r0, c0), v in zip(components(cells, with_origin=True), values):
             target = total ^ int(v)
             if min(h, w) == 1:
-                moves += _kayles_moves(h, w, r0, c0, target)
+                moves += kayles_moves(h, w, r0, c0, target)
                 continue
             pairs = search.dominoes(np.uint64(bits), h, w).tolist()  # Python ints: a move may hold bit 63
             out = np.zeros(len(pairs), np.bool_)
@@ -474,47 +473,3 @@ def solver():
 def shared_report():
     """What the process's solver has searched (`CramSolver.report`), or None if it never ran."""
     return _SHARED["solver"].report() if "solver" in _SHARED else None
-
-
-def components(cells, with_origin=False):
-    """The connected components of two or more cells: (bits, h, w) on each one's bounding
-    box (and its top-left cell with `with_origin`). A component whose box exceeds 64 cells
-    is refused unless it is a straight run (Kayles' closed form values those)."""
-    cells = set(cells)
-    out = []
-    while cells:
-        stack = [cells.pop()]
-        group = set(stack)
-        while stack:
-            r, c = stack.pop()
-            for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-                if nb in cells:
-                    cells.remove(nb)
-                    group.add(nb)
-                    stack.append(nb)
-        if len(group) < 2:
-            continue
-        r0, c0 = min(r for r, _ in group), min(c for _, c in group)
-        h, w = max(r for r, _ in group) - r0 + 1, max(c for _, c in group) - c0 + 1
-        if h * w > MAX_FRAME and min(h, w) > 1:
-            raise FlipnetError(f"a component of {len(group)} cells spans {h}x{w}; the solver takes "
-                               f"components whose box has at most {MAX_FRAME} cells")
-        bits = 0 if h * w > MAX_FRAME else sum(1 << ((r - r0) * w + (c - c0)) for r, c in group)
-        out.append((bits, h, w, r0, c0) if with_origin else (bits, h, w))
-    out.sort()
-    return out
-
-
-def _cells_of(bits, h, w, r0, c0):
-    """The board cells of a component found by `components` (a straight run longer than a
-    word has no bits: all of its box)."""
-    if min(h, w) == 1 and h * w > MAX_FRAME:
-        return [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(h * w)]
-    return [(r0 + k // w, c0 + k % w) for k in range(h * w) if int(bits) >> k & 1]
-
-
-def _kayles_moves(h, w, r0, c0, target):
-    """Winning dominoes of a straight run, by Kayles' values."""
-    n = max(h, w)
-    cells = [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(n)]
-    return [(cells[i], cells[i + 1]) for i in kayles_splits(n, target)]

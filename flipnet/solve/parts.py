@@ -1,0 +1,68 @@
+"""A flip position's connected components, each on its own bounding box, in plain Python.
+
+Both ways of valuing a component read them: the Numba search (`cram`) and the plain
+recursion for small ones (`small`), which must not wait for Numba to load.
+"""
+
+from flipnet.base.errors import FlipnetError
+from flipnet.solve.kayles import kayles_splits
+
+MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
+
+
+def components(cells, with_origin=False):
+    """The connected components of two or more cells: (bits, h, w) on each one's bounding
+    box (and its top-left cell with `with_origin`), cell (r, c) of the box at bit r * w + c.
+    A component whose box exceeds 64 cells is refused unless it is a straight run (Kayles'
+    closed form values those)."""
+    cells = set(cells)
+    out = []
+    while cells:
+        stack = [cells.pop()]
+        group = set(stack)
+        while stack:
+            r, c = stack.pop()
+            for nb in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if nb in cells:
+                    cells.remove(nb)
+                    group.add(nb)
+                    stack.append(nb)
+        if len(group) < 2:
+            continue
+        r0, c0 = min(r for r, _ in group), min(c for _, c in group)
+        h, w = max(r for r, _ in group) - r0 + 1, max(c for _, c in group) - c0 + 1
+        if h * w > MAX_FRAME and min(h, w) > 1:
+            raise FlipnetError(f"a component of {len(group)} cells spans {h}x{w}; the solver takes "
+                               f"components whose box has at most {MAX_FRAME} cells")
+        bits = 0 if h * w > MAX_FRAME else sum(1 << ((r - r0) * w + (c - c0)) for r, c in group)
+        out.append((bits, h, w, r0, c0) if with_origin else (bits, h, w))
+    out.sort()
+    return out
+
+
+def cells_of(bits, h, w, r0, c0):
+    """The board cells of a component found by `components` (a straight run longer than a
+    word has no bits: all of its box)."""
+    if min(h, w) == 1 and h * w > MAX_FRAME:
+        return [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(h * w)]
+    return [(r0 + k // w, c0 + k % w) for k in range(h * w) if int(bits) >> k & 1]
+
+
+def kayles_moves(h, w, r0, c0, target):
+    """Winning dominoes of a straight run, by Kayles' values."""
+    n = max(h, w)
+    cells = [(r0 + i, c0) if h > 1 else (r0, c0 + i) for i in range(n)]
+    return [(cells[i], cells[i + 1]) for i in kayles_splits(n, target)]
+
+
+def box_dominoes(bits, h, w):
+    """[(a, b)] bit pairs of the dominoes inside a component's box, a < b, in bit order of
+    a, the horizontal one before the vertical one at the same a."""
+    out = []
+    for a in range(h * w):
+        if bits >> a & 1:
+            if (a + 1) % w and bits >> (a + 1) & 1:
+                out.append((a, a + 1))
+            if a + w < h * w and bits >> (a + w) & 1:
+                out.append((a, a + w))
+    return out

@@ -1,0 +1,130 @@
+"""Small flip components valued by a plain recursion, with no Numba to load or compile.
+
+The README's first position (13 cells) takes the recursion about a hundred positions and
+a millisecond; the compiled search (`cram`) would first load Numba and, on a fresh
+install, compile for forty seconds. A position is answered here when each of its
+components has at most SMALL_CELLS cells and the question visits at most NODE_BUDGET new
+positions (a full 4x5 box: about 11,000); otherwise `TooLarge` hands it to the search.
+The recursion splits every position it meets into components, as the search does, and
+remembers every value it finds for the rest of the process.
+"""
+
+from flipnet.solve.kayles import dawson_kayles
+from flipnet.solve.parts import box_dominoes, cells_of, components
+
+SMALL_CELLS = 20  # cells of the largest component tried here
+NODE_BUDGET = 20_000  # new positions one question may value here (about 0.6 s)
+MEMO_CAP = 2_000_000  # values remembered before the memo starts again
+
+
+class TooLarge(Exception):
+    """Left to the compiled search."""
+
+
+_MEMO = {}
+
+
+class _Question:
+    """One question's walk: its budget, and the masks of the frame it walks on."""
+
+    def __init__(self, budget):
+        self.left = budget
+
+    def value(self, bits, h, w):
+        """The nimber of a component (its cells as bits on an h x w box)."""
+        if min(h, w) == 1:  # a straight run, all of its box
+            return dawson_kayles(max(h, w))
+        if bin(bits).count("1") > SMALL_CELLS:
+            raise TooLarge
+        first = sum(1 << (r * w) for r in range(h))
+        return self._value(bits, w, first, first << (w - 1))
+
+    def _value(self, bits, w, first, last):
+        low = (bits & -bits).bit_length() - 1
+        key = (bits >> (low - low % w), w)  # moved up to the box's top row
+        known = _MEMO.get(key)
+        if known is not None:
+            return known
+        self.left -= 1
+        if self.left < 0:
+            raise TooLarge
+        seen = set()
+        for pairs, step in ((bits & (bits >> 1) & ~last, 1), (bits & (bits >> w), w)):
+            while pairs:
+                a = pairs & -pairs
+                pairs ^= a
+                seen.add(self._sum(bits & ~(a | a << step), w, first, last))
+        value = 0
+        while value in seen:
+            value += 1
+        if len(_MEMO) >= MEMO_CAP:
+            _MEMO.clear()
+        _MEMO[key] = value
+        return value
+
+    def _sum(self, bits, w, first, last):
+        """The XOR of the values of the components of `bits` (on the same box)."""
+        total = 0
+        while bits:
+            part = bits & -bits
+            while True:
+                grown = (part | (part << 1) & ~first | (part >> 1) & ~last | part << w | part >> w) & bits
+                if grown == part:
+                    break
+                part = grown
+            bits &= ~part
+            if part & (part - 1):  # two cells or more
+                total ^= self._value(part, w, first, last)
+        return total
+
+
+class Plain:
+    """The Cram solver's questions (cells in, cells out, the same order), for positions
+    whose components are all small; `TooLarge` otherwise."""
+
+    def __init__(self, budget=NODE_BUDGET):
+        self.budget = budget
+
+    def _valued(self, cells):
+        parts = components(cells, with_origin=True)
+        if any(min(h, w) > 1 and bin(bits).count("1") > SMALL_CELLS for bits, h, w, _, _ in parts):
+            raise TooLarge
+        question = _Question(self.budget)
+        return question, [(part, question.value(*part[:3])) for part in parts]
+
+    def value(self, cells):
+        total = 0
+        for _, v in self._valued(cells)[1]:
+            total ^= v
+        return total
+
+    def valued_components(self, cells):
+        return [(cells_of(*part), v) for part, v in self._valued(cells)[1]]
+
+    def winning_moves(self, cells):
+        """(value, dominoes after which the position's value is 0)."""
+        total, moves = self.move_values(cells)
+        return total, [move for move, v in moves if v == 0]
+
+    def move_values(self, cells):
+        """(value, [(domino as two cells, the value of the position it leaves)]), sorted."""
+        question, valued = self._valued(cells)
+        total = 0
+        for _, v in valued:
+            total ^= v
+        moves = []
+        for (bits, h, w, r0, c0), v in valued:
+            rest = total ^ v
+            if min(h, w) == 1:
+                run = cells_of(bits, h, w, r0, c0)
+                moves += [((run[i], run[i + 1]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
+                          for i in range(len(run) - 1)]
+                continue
+            first = sum(1 << (r * w) for r in range(h))
+            for a, b in box_dominoes(bits, h, w):
+                after = question._sum(bits & ~(1 << a | 1 << b), w, first, first << (w - 1))
+                moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ after))
+        return total, sorted(moves)
+
+
+__all__ = ["NODE_BUDGET", "Plain", "SMALL_CELLS", "TooLarge"]
