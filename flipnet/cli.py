@@ -569,12 +569,17 @@ def _open_text(path):
 
 
 def _searched():
-    """{"search": what the Cram solver searched} when it ran in this command."""
-    if "flipnet.solve.cram" not in sys.modules:  # loaded only by a search
-        return {}
-    from flipnet.solve.cram import shared_report
+    """{"search": what the Cram solver searched} when it ran in this command, else what the
+    plain recursion for small components valued, if it ran."""
+    if "flipnet.solve.cram" in sys.modules:  # loaded only by a search
+        from flipnet.solve.cram import shared_report
 
-    report = shared_report()
+        report = shared_report()
+        if report:
+            return {"search": report}
+    from flipnet.solve.small import report
+
+    report = report()
     return {"search": report} if report else {}
 
 

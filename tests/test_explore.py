@@ -265,3 +265,41 @@ def test_models_are_listed_for_the_page(server):
     assert status == 200 and {"mlp2d", "xornet1d", "convmem2d-gated12-80-distil6m-r2"} <= names
     assert [m["name"] for m in data["models"] if m["best"]] == ["convmem2d-gated12-80-distil6m-r2"]
     assert sys.modules.get("flipnet.explore.server") is not None
+
+
+def test_every_shipped_model_answers_through_every_door(server, capsys):
+    """The API, the command and the page's endpoint give each shipped model's own values,
+    with one ply where it has one; the page's list says which boards each reads."""
+    from flipnet.cli import main
+
+    status, listed, _ = request(server, "/api/models")
+    listed = {m["name"]: m for m in listed["models"]}
+    for entry in flipnet.models():
+        if entry.source != "shipped":
+            continue
+        model = flipnet.load_model(entry.name)
+        rows, cols = (int(n) for n in entry.board.split("x"))
+        text = "/".join("".join("1" if (r * 7 + c * 3) % 5 else "0" for c in range(cols)) for r in range(rows))
+        game = FlipGame(rows, cols)
+        state = game.parse(text)
+        children = [game.format(state & ~m) for m in game.legal_moves(state)]
+        plies = [False, True] if model.network.values_shapes else [False]
+        assert (listed[entry.name]["one_ply"], listed[entry.name]["size_free"]) == \
+            (model.network.values_shapes, model.size_free), entry.name
+        for one_ply in plies:
+            own = model.predict([text, *children], one_ply=one_ply)
+            probabilities = model.probabilities(text)
+            assert abs(probabilities.sum() - 1) < 1e-4 and probabilities.shape == (model.network.n_classes,)
+            if not one_ply:
+                assert int(np.argmax(probabilities)) == own[0], entry.name  # the value is the most likely one
+            status, page, _ = request(server, "/api/model", params={"name": entry.name, "position": text,
+                                                                      "ply": int(one_ply)})
+            assert status == 200 and page["value"] == own[0], (entry.name, page)
+            assert [m["value"] for m in page["moves"]] == own[1:].tolist(), entry.name
+            assert np.allclose(page["probabilities"], probabilities, atol=1e-6)
+            code = main(["predict", entry.name, text, "--timeout", "5"] + (["--one-ply"] if one_ply else []))
+            out = capsys.readouterr().out
+            assert code == 0 and f"{text}: predicted nim-value {own[0]}" in out, (entry.name, out)
+        if not model.network.values_shapes:
+            status, page, _ = request(server, "/api/model", params={"name": entry.name, "position": text, "ply": 1})
+            assert status == 400 and "one ply of lookahead needs a model that values components" in page["error"]

@@ -81,13 +81,24 @@ def position(game, text, misere=None, limit=None):
     return out
 
 
-def model_names():
+def model_names(models_=None):
     """The flip models a request may name: those that ship and those trained here ("best"
-    marks the one that name stands for)."""
+    marks the one that name stands for). With `models_` (loaded here, once each), what each
+    reads: any board (`size_free`) or its own, and whether it has one ply of lookahead."""
     from flipnet.base.shipped import canonical
 
-    return [{"name": m.name, "kind": m.kind, "board": m.board, "source": m.source, "best": m.name == canonical("best"),
-             "test_error": m.figures.get("test error")} for m in models()]
+    out = []
+    for m in models():
+        entry = {"name": m.name, "kind": m.kind, "board": m.board, "source": m.source,
+                 "best": m.name == canonical("best"), "test_error": m.figures.get("test error")}
+        if models_ is not None:
+            try:
+                network = models_.get(m.name).network
+                entry.update(size_free=bool(network.size_free), one_ply=bool(network.values_shapes))
+            except FlipnetError as e:  # a damaged file trained here: listed, with why it cannot be used
+                entry["error"] = str(e)
+        out.append(entry)
+    return out
 
 
 def check_model_name(name, known=None):

@@ -199,7 +199,7 @@ class Handler(BaseHTTPRequestHandler):
         self._json(answers.network(self.server.models, name, query.get("position", ""), query.get("ply") == "1"))
 
     def _models(self, query):
-        self._json({"models": answers.model_names(), "default": self.server.default_model})
+        self._json({"models": answers.model_names(self.server.models), "default": self.server.default_model})
 
     def _settings(self, query):
         self._json({"default_model": self.server.default_model, "limit": self.server.limit,

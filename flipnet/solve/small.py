@@ -9,6 +9,8 @@ The recursion splits every position it meets into components, as the search does
 remembers every value it finds for the rest of the process.
 """
 
+import time
+
 from flipnet.solve.kayles import dawson_kayles
 from flipnet.solve.parts import box_dominoes, cells_of, components
 
@@ -22,6 +24,15 @@ class TooLarge(Exception):
 
 
 _MEMO = {}
+_DONE = {"positions": 0, "seconds": 0.0}  # what the recursion has valued in this process
+
+
+def report():
+    """What the recursion has done so far (the search's `report`, for small positions), or
+    None if it never ran."""
+    if not _DONE["positions"] and not _MEMO:
+        return None
+    return {"positions": _DONE["positions"], "seconds": round(_DONE["seconds"], 3), "by": "plain recursion"}
 
 
 class _Question:
@@ -48,6 +59,7 @@ class _Question:
         self.left -= 1
         if self.left < 0:
             raise TooLarge
+        _DONE["positions"] += 1
         seen = set()
         for pairs, step in ((bits & (bits >> 1) & ~last, 1), (bits & (bits >> w), w)):
             while pairs:
@@ -89,8 +101,11 @@ class Plain:
         parts = components(cells, with_origin=True)
         if any(min(h, w) > 1 and bin(bits).count("1") > SMALL_CELLS for bits, h, w, _, _ in parts):
             raise TooLarge
-        question = _Question(self.budget)
-        return question, [(part, question.value(*part[:3])) for part in parts]
+        question, start = _Question(self.budget), time.perf_counter()
+        try:
+            return question, [(part, question.value(*part[:3])) for part in parts]
+        finally:
+            _DONE["seconds"] += time.perf_counter() - start
 
     def value(self, cells):
         total = 0

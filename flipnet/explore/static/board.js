@@ -61,7 +61,7 @@
     const stale = () => mine !== asked;
     const wantNetwork = page.view === "network" || page.game;
     if (wantNetwork) {
-      get("/api/model", {name: page.model, position, ply: page.ply ? 1 : 0})
+      get("/api/model", {name: page.model, position, ply: page.ply && hasOnePly() ? 1 : 0})
         .then((answer) => { if (!stale()) { page.network = answer; recordValues(); draw(); } })
         .catch((e) => { if (!stale()) { page.networkError = e.message; draw(); } });
     }
@@ -225,6 +225,8 @@
     }
     const verdict = $("network-summary");
     verdict.replaceChildren();
+    verdict.className = page.view === "network" && page.networkError ? "error" : "";
+    fitModels();
     if (page.view === "network") {
       if (page.networkError) verdict.textContent = page.networkError;
       else if (net) {
@@ -447,12 +449,15 @@
 
   // --- wiring -----------------------------------------------------------------------
 
+  let modelList = [];  // what /api/models said: each model's board, whether it reads any, one ply
+
   async function models() {
     const select = $("model");
     try {
       const {models: list} = await get("/api/models", {});
+      modelList = list;
       for (const m of list) {
-        const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${m.board}${m.source === "trained here" ? ", trained here" : ""})`);
+        const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${m.board}${m.size_free ? " and any board" : ""}${m.source === "trained here" ? ", trained here" : ""})`);
         if (m.best) option.textContent = `best: ${option.textContent}`;
         select.appendChild(option);
       }
@@ -461,6 +466,24 @@
     if (page.model === "best" && best) page.model = best.value;
     if (![...select.options].some((o) => o.value === page.model)) select.appendChild(el("option", {value: page.model}, page.model));
     select.value = page.model;
+    fitModels();
+  }
+
+  // A model reads its own board, or any (size-free); one ply needs a model that values components
+  function readsBoard(m) { return !m.error && (m.size_free || m.board === `${page.rows}x${page.cols}`); }
+  function hasOnePly() { const m = modelList.find((x) => x.name === page.model); return !m || Boolean(m.one_ply); }
+
+  function fitModels() {
+    for (const option of $("model").options) {
+      const m = modelList.find((x) => x.name === option.value);
+      if (!m) continue;
+      option.disabled = !readsBoard(m) && option.value !== page.model;
+      option.title = m.error || (readsBoard(m) ? "" : `reads ${m.board} boards only`);
+    }
+    const ply = $("ply");
+    ply.disabled = !hasOnePly();
+    ply.checked = page.ply && !ply.disabled;
+    ply.title = ply.disabled ? "this model has no one-ply lookahead (component models have it)" : "";
   }
 
   function wire() {
