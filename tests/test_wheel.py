@@ -79,6 +79,9 @@ def test_the_wheel_answers_from_an_empty_folder(tmp_path):
     assert f"the shipped {venv}" in predicted and "predicted nim-value 0, true 0 (right)" in predicted
     checked = _run([flipnet, "models", "--check"], empty, env)
     assert "every sha256 matches" in checked
+    listed = _run([flipnet, "models"], empty, env)  # an installed copy names its own commands, not make's
+    assert "retrain: flipnet train conv1d\n" in listed and "retrain: flipnet train-nim" in listed
+    assert "make " not in listed, listed
     compared = _run([flipnet, "compare"], empty, env)
     assert "1D conv net (length 20): test error" in compared and "shipped" in compared
     assert (empty / "results" / "compare.md").exists()

@@ -17,6 +17,7 @@ import pytensor
 import pytensor.tensor as pt
 
 from flipnet.base.forked import forked_map
+from flipnet.base.progress import bar
 from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
@@ -125,7 +126,11 @@ class MaskedConvNet:
             cells = render_cells(keys[start:start + chunk], side)
             return _softmax(sum(f(cells[:, image]) for image in maps) / len(maps))
 
-        parts = forked_map(chunk_probabilities, range(0, keys.size, chunk), workers)
+        # many shapes take tens of seconds (a 5x5 test split's: 30 s): a bar on a terminal
+        with bar(keys.size, "network on shapes", unit="shape", terminal_only=True,
+                 more_than=chunk) as progress:
+            parts = forked_map(chunk_probabilities, range(0, keys.size, chunk), workers,
+                               done=lambda _, part: progress.update(len(part)))
         return np.concatenate(parts) if parts else np.empty((0, self.n_classes))
 
     def get_values(self):

@@ -18,7 +18,7 @@ import numpy as np
 from flipnet.base import shipped
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import RESULTS_DIR, read_json, write_json
-from flipnet.base.places import shown
+from flipnet.base.places import checkout, shown
 from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, pack, packed_bytes, sha256,
                                   shipped_file)
 from flipnet.datasets import locate, read_split
@@ -38,6 +38,11 @@ RETRAIN = {
 # the results that say how and by what it was trained)
 AGENT_FILES = {"es": (RESULTS_DIR / "es.json", "es.json", "make train-es", RESULTS_DIR / "es.json"),
                "nim": (shipped.SHIPPED / "nimWeights.txt", "../nimWeights.txt", "make train-nim", RESULTS_DIR / "nim.json")}
+# what an installed copy (no Makefile beside it) runs instead of a make target: a model's
+# recipes in turn (its own alone unless listed), or an agent's command
+INSTALLED_STAGES = {"convmem2d-gated12-80-distil6m-r2": ("convmem2d-gated12-80", "convmem2d-gated12-80-distil6m",
+                                                         "convmem2d-gated12-80-distil6m-r2")}
+INSTALLED_AGENTS = {"es": "flipnet train-es", "nim": "flipnet train-nim"}
 LARGE = ("6x6", "7x7")
 # what a model file records of the wall time its training took (a chain's next stage adds
 # its own to it): training again cannot repeat it, so a retrain check leaves it aside
@@ -233,8 +238,19 @@ def listing_lines():
         figures = figure_values(entry)
         if figures:
             lines.append("    " + ", ".join(f"{f} {'-' if v is None else f'{v:.2%}'}" for f, v in figures.items()))
-        lines.append(f"    retrain: {entry['retrain']}")
+        lines.append(f"    retrain: {retrain_command(name, entry)}")
     return lines
+
+
+def retrain_command(name, entry):
+    """The command that trains a shipped model or agent again: its make target in a
+    checkout (which also checks the result against the shipped file), else the flipnet
+    commands an installed copy has."""
+    if checkout() is not None:
+        return entry["retrain"]
+    if name in INSTALLED_AGENTS:
+        return INSTALLED_AGENTS[name]
+    return ", then ".join(f"flipnet train {recipe}" for recipe in INSTALLED_STAGES.get(name, (entry["recipe"],)))
 
 
 def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
@@ -249,7 +265,7 @@ def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):
     entry = data["models"][name]
     trained = AGENT_FILES[name][0] if name in AGENT_FILES else Path(results_dir) / f"{name}.npz"
     if not trained.is_file():
-        raise FlipnetError(f"{trained} not found: train it first ({entry['retrain']})")
+        raise FlipnetError(f"{trained} not found: train it first ({retrain_command(name, entry)})")
     if name in AGENT_FILES:
         if _same_agent(name, trained, entry):
             return f"{trained} equals the shipped {name} bit for bit"
