@@ -239,7 +239,7 @@ CASES = [
     ("arena-es-missing", ["arena", "nim", "--agents", "random,feature-es", "--es", "/nonexistent.json"],
      "ES agent /nonexistent.json not found"),
     ("arena-es-garbage", ["arena", "nim", "--agents", "random,feature-es", "--es", F + "/garbage.json"], "not valid JSON"),
-    ("arena-es-shape", ["arena", "nim", "--agents", "random,feature-es", "--es", F + "/es-short.json"], "expected 5 finite weights"),
+    ("arena-es-shape", ["arena", "nim", "--agents", "random,feature-es", "--es", F + "/es-short.json"], "field weights is not a list of 5 finite numbers"),
     ("arena-out", ["arena", "nim", "--agents", "random,optimal", "--out", "/nonexistent/x/y.json"],
      "directory /nonexistent/x does not exist"),
     ("arena-seed", ["arena", "nim", "--agents", "random,optimal", "--seed", "-1"], "--seed must be from 0"),

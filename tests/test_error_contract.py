@@ -107,6 +107,57 @@ def test_every_shipped_model_gives_probabilities_of_one_position():
         assert model.probabilities([]).shape[0] == 0, entry.name
 
 
+# A shipped model file with one field damaged: (id, model, edit of (arrays, meta), message)
+MODEL_FILES = [
+    ("lookup-no-keys", "lookup2d", "del arrays['keys']", "array keys is missing"),
+    ("lookup-rows-text", "lookup2d", "meta['rows'] = '5'", "metadata rows is '5', not a whole number"),
+    ("lookup-cols-zero", "lookup2d", "meta['cols'] = 0", "metadata cols is 0, not 1 to 64"),
+    ("lookup-short-values", "lookup2d", "arrays['values'] = arrays['values'][:3]", "array values has shape (3,)"),
+    ("convmem-setting", "convmem2d-gated12-80-distil6m-r2", "meta['architecture']['colour'] = 1",
+     "metadata architecture has settings this flipnet does not know: colour"),
+    ("convmem-no-weights", "convmem2d-gated12-80-distil6m-r2", "del arrays['net/hidden_W']",
+     "array net/hidden_W is missing"),
+    ("convmem-average", "convmem2d-gated12-80-distil6m-r2", "meta['average'] = 'yes'",
+     "metadata average is 'yes', not true or false"),
+    ("network-model", "mlp2d", "meta['model'] = 5", "metadata model is 5, not a string"),
+    ("network-shape", "mlp2d", "arrays['W0'] = arrays['W0'][:3]", "has shape (3,"),
+]
+
+
+@pytest.mark.parametrize("name, edit, message", [c[1:] for c in MODEL_FILES], ids=[c[0] for c in MODEL_FILES])
+def test_a_damaged_model_file_is_refused_by_its_field(tmp_path, name, edit, message):
+    from flipnet.base.shipped import resolve
+    from flipnet.nn.core.store import load_npz, save_npz
+
+    arrays, meta = load_npz(resolve(name)[0])
+    arrays = dict(arrays)
+    exec(edit)
+    path = tmp_path / f"{name}.npz"
+    save_npz(path, arrays, meta)
+    with pytest.raises(DamagedFile) as caught:
+        flipnet.load_model(path)
+    assert str(path) in str(caught.value) and message in str(caught.value), str(caught.value)
+
+
+def test_a_damaged_agent_or_survey_file_is_refused_by_its_field(tmp_path):
+    from flipnet.nn.nim.train import _surveyed
+    from flipnet.play.es import ESAgent
+
+    path = tmp_path / "es.json"
+    for weights, message in (([1, 2], "field weights is not a list of 5 finite numbers"),
+                             ("x", "field weights is 'x', not a list")):
+        path.write_text(json.dumps({"weights": weights}))
+        with pytest.raises(DamagedFile, match=message):
+            ESAgent.load(path)
+    survey = tmp_path / "survey.json"
+    survey.write_text(json.dumps({"epochs": 3, "database_seed": 1, "seeds": [{"seed": 1, "diff_winning": []}]}))
+    with pytest.raises(DamagedFile, match="field seeds.0.diff_losing is missing"):
+        _surveyed(survey, {"epochs": 3, "database_seed": 1})
+    survey.write_text(json.dumps({"epochs": "3", "database_seed": 1, "seeds": []}))
+    with pytest.raises(DamagedFile, match="field epochs is '3', not a whole number"):
+        _surveyed(survey, {"epochs": 3, "database_seed": 1})
+
+
 # --- a bug is a bug, under each door ------------------------------------------------
 
 INJECT = textwrap.dedent("""

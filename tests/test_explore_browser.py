@@ -192,3 +192,63 @@ def test_the_nim_page_values_and_plays(page, url):
     page.wait_for_function("() => document.querySelectorAll('#record tbody tr').length >= 1")
     assert page.locator("#record tbody tr").first.locator("td").nth(3).text_content() == "7"  # the perceptron's move
     assert np.isfinite(float(page.locator("#record tbody tr").count()))
+
+
+def test_back_forward_and_an_address_that_cannot_be_read(page, url):
+    """Every edit is a step of the browser's history, walked by Back and Forward, the page's
+    arrows and the arrow keys; each step shows its own value."""
+    page.goto(f"{url}?p=1111/1111/1111")
+    steps = [page.input_value("#text")]
+    shown_value(page)
+    for r, c in [(0, 0), (1, 1), (2, 3)]:
+        page.click(f"#board rect[data-r='{r}'][data-c='{c}']")
+        page.wait_for_function("t => document.getElementById('text').value !== t", arg=steps[-1])
+        steps.append(page.input_value("#text"))
+
+    def at(k):
+        page.wait_for_function("t => document.getElementById('text').value === t", arg=steps[k])
+        page.wait_for_function("t => new URLSearchParams(location.search).get('p') === t", arg=steps[k])
+        assert shown_value(page) == flipnet.value(steps[k]).value
+
+    page.go_back()
+    at(2)
+    page.click("#back")
+    at(1)
+    page.keyboard.press("ArrowLeft")
+    at(0)
+    page.go_forward()
+    at(1)
+    page.keyboard.press("ArrowRight")
+    at(2)
+    page.click("#board rect[data-r='0'][data-c='3']")  # a new edit: the steps after it are gone
+    page.wait_for_function("t => document.getElementById('text').value !== t", arg=steps[2])
+    page.go_back()
+    at(2)
+    page.goto(f"{url}?p=11x/111")
+    page.wait_for_function("() => document.getElementById('text-error').textContent.includes('cannot be shown')")
+    assert page.input_value("#text") == "11111/11111/11111/11111/11111"  # the page's own position kept
+    assert shown_value(page) == 0
+
+
+def test_a_cancelled_search_says_so(page, url):
+    page.goto(f"{url}?p={'/'.join(['1' * 8] * 8)}")
+    page.wait_for_selector("#progress:not([hidden])")
+    page.click("#cancel")
+    page.wait_for_function("() => document.getElementById('summary').textContent.startsWith('cancelled')")
+    assert page.locator("#progress").is_hidden() and page.text_content("#moves-count") == ""
+
+
+def test_with_hints_off_the_moves_are_in_board_order(page, url):
+    page.goto(f"{url}?p=11011/11111/00111")
+    shown_value(page)
+    page.select_option("#opponent", "random")
+    page.select_option("#first", "you")
+    page.uncheck("#hints")
+    page.click("#start")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('Your move')")
+    rows = page.locator("#moves tbody tr")
+    moves = [rows.nth(i).get_attribute("data-move") for i in range(rows.count())]
+    cells = [[int(n) for n in re.split(r"[,+]", m)] for m in moves]
+    assert moves and cells == sorted(cells) and page.locator("#moves tbody tr.wins").count() == 0
+    assert "in board order" in page.text_content("#moves-count")
+    assert page.locator("#board circle.win-mark").count() == 0

@@ -62,7 +62,9 @@ class Model:
         of its board, or an (N, rows, cols) array: an int64 array). `one_ply`: a component
         model values the shapes it never met by the mex of its own values of their options
         (True or "soft": the most likely mex of their distributions; "hard": the mex of their
-        most likely values).
+        most likely values). At most 4096 positions are computed op by op in numpy, with
+        nothing to compile; more are compiled with Numba once (seconds, tens the first
+        time on a new install), then run many times faster.
 
         >>> import flipnet
         >>> best = flipnet.load_model("best")

@@ -24,7 +24,9 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     `TimeoutError`. `moves`: True gives the winning moves, "all" every legal move with
     the value of the position it leaves (best first), False none (one search less).
     `workers`: 1 or 2 threads searching a flip board (default: 2 where there are two cores).
-    `max_take`: grid Nim's most stones a move takes (3).
+    `max_take`: grid Nim's most stones a move takes (3). A flip position whose components
+    have at most 20 cells is valued by a plain recursion, at once; a larger one by the
+    compiled search, which a new install compiles the first time (about 40 s, once).
 
     The result holds `value` (the nim-value; in misère play 1 for a win of the player to
     move, 0 for a loss), `winner` ("first" or "second"), `winning_moves` (each a move and the
@@ -79,8 +81,21 @@ def values(positions, game: str = "flip", *, misere: bool | None = None, shape: 
     return out
 
 
+# At most this many positions of a board are first tried one by one by the plain recursion
+# (`solve/small.py`), which needs no compile; more go to the search's batch loop at once
+FEW_POSITIONS = 256
+
+
 def _values_of(board, states):
     if searched(board) and board.n_cells <= 64:
+        from flipnet.solve.small import Plain, TooLarge
+
+        if len(states) <= FEW_POSITIONS:
+            try:
+                plain = Plain()
+                return [plain.value(board.cells(int(state))) for state in states]
+            except TooLarge:
+                pass
         from flipnet.solve.cram import solver
 
         return solver().values_of_states(np.asarray(states, np.uint64), board.rows, board.cols)

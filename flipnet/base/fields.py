@@ -8,7 +8,12 @@ from flipnet.base.errors import DamagedFile, brief
 
 _MISSING = object()
 KINDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false", list: "a list",
-         dict: "an object"}
+         dict: "an object", "ndarray": "an array"}
+
+
+def is_number(value):
+    """A JSON number (not true or false)."""
+    return _is(value, float)
 
 
 def _is(value, kind):
@@ -37,7 +42,7 @@ class Fields:
         value = self.data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if not any(_is(value, k) for k in kinds):
-            wanted = " or ".join(KINDS.get(k, k.__name__) for k in kinds)
+            wanted = " or ".join(KINDS.get(k, KINDS.get(k.__name__, k.__name__)) for k in kinds)
             raise DamagedFile(f"{self.path}: field {self.where}{key} is {brief(value)}, not {wanted}")
         return value
 
@@ -45,6 +50,20 @@ class Fields:
         """The object `key` as Fields of its own."""
         value = self.take(key, dict, default)
         return Fields(value, self.path, f"{self.where}{key}.") if value is not None else None
+
+    def board(self):
+        """(rows, cols) of a model file's metadata, each a whole number from 1 to 64."""
+        rows, cols = self.take("rows", int), self.take("cols", int)
+        for key, n in (("rows", rows), ("cols", cols)):
+            if not 1 <= n <= 64:
+                raise self.fail(key, f"is {n}, not 1 to 64")
+        return rows, cols
+
+    def array(self, key):
+        """The array `key` of a model file (its arrays read as Fields)."""
+        import numpy as np
+
+        return self.take(key, np.ndarray)
 
     def fail(self, key, why):
         """A DamagedFile naming this field, for a check a type cannot say."""

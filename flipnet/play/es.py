@@ -18,6 +18,7 @@ import numpy as np
 
 from flipnet.base.checks import check_range, check_seed
 from flipnet.base.errors import FlipnetError
+from flipnet.base.fields import Fields, is_number
 from flipnet.base.files import read_json, write_json
 from flipnet.base.provenance import provenance
 from flipnet.solve import nim_sum
@@ -59,15 +60,11 @@ class ESAgent:
 
     @classmethod
     def load(cls, path):
-        data = read_json(path, "ES agent")
-        try:
-            weights = np.array(data["weights"], dtype=np.float64)
-        except (KeyError, TypeError, ValueError):
-            raise FlipnetError(f"{path}: not an ES agent (no list of numbers 'weights')") from None
-        if weights.shape != (len(FEATURES),) or not np.isfinite(weights).all():
-            raise FlipnetError(f"{path}: expected {len(FEATURES)} finite weights, found {weights.size}")
-        history = data.get("history", [])
-        return cls(weights, history if isinstance(history, list) else [])
+        fields = Fields(read_json(path, "ES agent"), path)
+        weights = fields.take("weights", list)
+        if len(weights) != len(FEATURES) or not all(is_number(w) and np.isfinite(w) for w in weights):
+            raise fields.fail("weights", f"is not a list of {len(FEATURES)} finite numbers")
+        return cls(np.array(weights, dtype=np.float64), fields.take("history", list, []))
 
 
 def evolve(game, opponent, seed, matches=40, generations=BUDGET // LAMBDA, progress=None):

@@ -51,11 +51,11 @@
 
   let asked = 0;  // the latest position asked about; older answers are dropped
 
-  async function changed() {
+  async function changed(fromHistory = false) {
     const position = text();
     const mine = ++asked;
     page.exact = page.network = page.networkError = null;
-    writeUrl(position);
+    writeUrl(position, !fromHistory);
     $("text").value = position;
     draw();
     const stale = () => mine !== asked;
@@ -77,7 +77,12 @@
       draw();
       if (page.game && !gameOver() && toMove() === "ai") aiMove();
     } catch (e) {
-      if (!stale()) { $("summary").textContent = e.message; page.asking = null; showProgress(); }
+      if (stale()) return;
+      page.asking = null;
+      showProgress();
+      $("summary").replaceChildren(e.cancelled
+        ? el("span", {class: "stopped"}, "cancelled: no value for this position (edit it to ask again)")
+        : el("span", {class: "error", role: "alert"}, e.message));
     }
   }
 
@@ -87,20 +92,43 @@
     if (q) $("progress-text").textContent = `${q.positions.toLocaleString()} positions searched, ${q.seconds.toFixed(1)} s`;
   }
 
-  function writeUrl(position) {
+  // Every edit outside a game is a step of the browser's history (Back and Forward, the
+  // page's own arrows and the arrow keys walk it); a step of a game replaces its entry
+  function writeUrl(position, step) {
     const params = new URLSearchParams({p: position});
     if (page.view !== "exact") params.set("view", page.view);
     if (page.model !== "best") params.set("model", page.model);
     if (page.ply) params.set("ply", "1");
-    history.replaceState(null, "", `?${params.toString().replaceAll("%2F", "/")}`);
+    const url = `?${params.toString().replaceAll("%2F", "/")}`;
+    if (url === location.search) return;
+    if (step && !page.game && location.search) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
   }
 
+  // The position a URL holds; one that cannot be read is named, and the last good one kept
   function readUrl() {
     const params = new URLSearchParams(location.search);
-    try { setText(params.get("p") || "11111/11111/11111/11111/11111"); } catch (e) { setText("11111/11111/11111/11111/11111"); }
+    const wanted = params.get("p");
+    if (!page.cells.length) setText("11111/11111/11111/11111/11111");
+    if (wanted !== null) {
+      try {
+        setText(wanted);
+        $("text-error").textContent = "";
+      } catch (e) {
+        $("text-error").textContent = `the address's position ${JSON.stringify(wanted.slice(0, 80))} cannot be shown: ${e.message}`;
+      }
+    }
     page.view = params.get("view") === "network" ? "network" : "exact";
     page.model = params.get("model") || page.model;
     page.ply = params.get("ply") === "1";
+  }
+
+  function fromHistory() {
+    if (page.game) return;  // a game walks its own plies (undo)
+    readUrl();
+    $("model").value = page.model;
+    document.querySelectorAll("input[name=view]").forEach((radio) => { radio.checked = radio.value === page.view; });
+    changed(true);
   }
 
   // --- drawing --------------------------------------------------------------------
@@ -173,21 +201,22 @@
   function drawMoves(board, s, x, y) {
     if (!page.exact) return;
     const network = page.view === "network";
-    moveValues().forEach((m, i) => {
+    moveValues().forEach((m) => {
       const [[r1, c1], [r2, c2]] = m.cells;
       const shown = network ? m.network : m.exact;
       const inset = s * 0.16;  // short of the cells' centres, so dominoes that share a cell stay apart
       const dx = Math.sign(c2 - c1) * inset, dy = Math.sign(r2 - r1) * inset;
       const line = svg("line", {
         x1: x(c1) + s / 2 + dx, y1: y(r1) + s / 2 + dy, x2: x(c2) + s / 2 - dx, y2: y(r2) + s / 2 - dy,
-        "stroke-width": Math.max(4, s / 4), class: `domino${shown === 0 ? " wins" : ""}${page.hover === i ? " hover" : ""}`,
+        "stroke-width": Math.max(4, s / 4), class: `domino${shown === 0 ? " wins" : ""}${page.hover === m.move ? " hover" : ""}`,
         stroke: hidden() || shown === null ? "#999" : colour(shown), "data-move": m.move,
       });
       const tip = svg("title");
-      tip.textContent = `${m.move}: leaves value ${m.exact}` + (m.network !== null ? `, the network says ${m.network}` : "");
+      tip.textContent = hidden() ? m.move
+        : `${m.move}: leaves value ${m.exact}` + (m.network !== null ? `, the network says ${m.network}` : "");
       line.appendChild(tip);
       line.addEventListener("click", (event) => { event.stopPropagation(); play(m); });
-      line.addEventListener("mouseenter", () => highlight(i));
+      line.addEventListener("mouseenter", () => highlight(m.move));
       line.addEventListener("mouseleave", () => highlight(null));
       board.appendChild(line);
       const cx = (x(c1) + x(c2)) / 2 + s / 2, cy = (y(r1) + y(r2)) / 2 + s / 2;
@@ -201,10 +230,11 @@
     });
   }
 
-  function highlight(i) {
-    page.hover = i;
-    document.querySelectorAll("#moves tbody tr").forEach((row, k) => row.classList.toggle("hover", k === i));
-    document.querySelectorAll("#board line.domino").forEach((line, k) => line.classList.toggle("hover", k === i));
+  function highlight(move) {
+    // the move's row and its domino, found by the move itself (with hints off, the list is in board order)
+    page.hover = move;
+    document.querySelectorAll("#moves tbody tr").forEach((row) => row.classList.toggle("hover", row.dataset.move === move));
+    document.querySelectorAll("#board line.domino").forEach((line) => line.classList.toggle("hover", line.dataset.move === move));
   }
 
   function summarise() {
@@ -268,10 +298,14 @@
   function listMoves() {
     const body = $("moves").querySelector("tbody");
     body.replaceChildren();
-    if (!page.exact) return;
+    if (!page.exact) { $("moves-count").textContent = ""; return; }
     const network = page.view === "network";
     $("moves-network").hidden = !network;
-    moveValues().forEach((m, i) => {
+    // with hints off, the moves in board order: the order itself would give the best away
+    const key = (m) => ((m.cells[0][0] * 64 + m.cells[0][1]) * 64 + m.cells[1][0]) * 64 + m.cells[1][1];
+    const byCells = (a, b) => key(a) - key(b);
+    const moves = hidden() ? moveValues().sort(byCells) : moveValues();
+    moves.forEach((m) => {
       const row = el("tr", {"data-move": m.move, class: m.exact === 0 && !hidden() ? "wins" : ""});
       row.appendChild(el("td", {}, m.move));
       row.appendChild(el("td", {class: "num"}, hidden() ? "?" : String(m.exact)));
@@ -281,12 +315,12 @@
         row.appendChild(cell);
       }
       row.appendChild(el("td", {}, m.exact === 0 && !hidden() ? "wins" : ""));
-      row.addEventListener("mouseenter", () => highlight(i));
+      row.addEventListener("mouseenter", () => highlight(m.move));
       row.addEventListener("mouseleave", () => highlight(null));
       row.addEventListener("click", () => play(m));
       body.appendChild(row);
     });
-    $("moves-count").textContent = `${page.exact.moves.length} moves, best first`;
+    $("moves-count").textContent = `${page.exact.moves.length} moves, ${hidden() ? "in board order" : "best first"}`;
   }
 
   // --- editing ----------------------------------------------------------------------
@@ -337,7 +371,7 @@
       g.plies.push({by: "ai", move: answer.move, cells: answer.cells, position: answer.position, exact: null, network: null});
       apply(answer.cells);
     } catch (e) {
-      $("status").textContent = e.message;
+      $("status").replaceChildren(el("span", {class: "error", role: "alert"}, e.message));
       return;
     } finally {
       page.busy = false;
@@ -386,7 +420,7 @@
       const loser = toMove();
       $("status").textContent = loser === "you" ? `No move left for you: ${opponentName()} won.` : `No move left for ${opponentName()}: you won!`;
     } else if (!page.busy) {
-      $("status").textContent = toMove() === "you" ? "Your move: click a domino." : "";
+      $("status").textContent = toMove() !== "you" ? "" : page.exact ? "Your move: click a domino." : "…";
     }
   }
 
@@ -509,6 +543,15 @@
     $("cancel").onclick = () => { if (page.asking) flipnet.cancel(page.asking.question); };
     $("start").onclick = () => start();
     $("undo").onclick = undo;
+    $("back").onclick = () => history.back();
+    $("forward").onclick = () => history.forward();
+    window.addEventListener("popstate", fromHistory);
+    document.addEventListener("keydown", (event) => {
+      const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+      if (typing || event.altKey || event.ctrlKey || event.metaKey || page.game) return;
+      if (event.key === "ArrowLeft") { event.preventDefault(); history.back(); }
+      if (event.key === "ArrowRight") { event.preventDefault(); history.forward(); }
+    });
     $("stop").onclick = stop;
     $("hints").onchange = draw;
     $("save").onclick = save;

@@ -29,8 +29,9 @@ const flipnet = (() => {
     }
     progress(null);
     if (q.status === "done") return q.answer;
-    if (q.status === "cancelled") return null;
-    throw new Error(q.error || q.status);
+    const error = new Error(q.error || q.status);
+    error.cancelled = q.status === "cancelled";  // a stop the user asked for, not a failure
+    throw error;
   }
 
   function cancel(number) {

@@ -39,7 +39,11 @@
       draw();
       if (page.record && !over() && toMove() === "ai") aiMove();
     } catch (e) {
-      if (mine === asked) $("summary").textContent = e.message;
+      if (mine !== asked) return;
+      page.asking = null;
+      progress();
+      $("summary").replaceChildren(e.cancelled ? el("span", {class: "stopped"}, "cancelled")
+        : el("span", {class: "error", role: "alert"}, e.message));
     }
   }
 
@@ -136,7 +140,7 @@
       g.plies.push({by: "ai", move: answer.move, position: answer.position, value: null});
       page.position = answer.position;
     } catch (e) {
-      $("status").textContent = e.message;
+      $("status").replaceChildren(el("span", {class: "error", role: "alert"}, e.message));
       return;
     } finally {
       page.busy = false;

@@ -8,9 +8,12 @@ position's value is the XOR of its components' values, as for every component mo
 Nothing in it is read from a solver or from validation or test labels.
 """
 
+import inspect
+
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.fields import Fields
 from flipnet.datasets.components import Components
 from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.maskconv import MaskedConvNet
@@ -112,12 +115,14 @@ class ConvMemory(TrainedModel):
 
 def load(path, arrays, meta):
     """The table and network of a convmem2d file (`kinds.load`)."""
-    try:
-        network = MaskedConvNet(0, **without_removed(meta["architecture"], path))
-        network.set_values({k[4:]: v for k, v in arrays.items() if k.startswith("net/")})
-        table = ShapeLookup.from_arrays({k: arrays[f"table/{k}"] for k in TABLE},
-                                        int(meta["rows"]), int(meta["cols"]))
-        return ConvMemory(network, table, int(meta["rows"]), int(meta["cols"]), bool(meta["average"]),
-                          arrays.get("drawn/keys"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FlipnetError(f"{path}: not a {NAME} model file ({exc})") from None
+    info, stored = Fields(meta, path, "metadata "), Fields(arrays, path, "array ")
+    architecture = without_removed(info.take("architecture", dict), path)
+    unknown = sorted(set(architecture) - set(inspect.signature(MaskedConvNet).parameters))
+    if unknown:
+        raise info.fail("architecture", f"has settings this flipnet does not know: {', '.join(unknown)}")
+    network = MaskedConvNet(0, **architecture)
+    network.set_values({name: stored.array(f"net/{name}") for name in network.names})
+    rows, cols = info.board()
+    table = ShapeLookup.from_arrays({k: stored.array(f"table/{k}") for k in TABLE}, rows, cols)
+    drawn = stored.array("drawn/keys") if "drawn/keys" in arrays else None
+    return ConvMemory(network, table, rows, cols, info.take("average", bool), drawn)

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.fields import Fields
 from flipnet.base.files import check_writable, ensure_dir, write_json
 from flipnet.datasets import locate, read_split
 from flipnet.datasets.components import Components, key_shape
@@ -124,10 +125,11 @@ class ShapeLookup(TrainedModel):
 
 def load(path, arrays, meta):
     """The table of a lookup2d file (`kinds.load`)."""
-    try:
-        return ShapeLookup.from_arrays(arrays, int(meta["rows"]), int(meta["cols"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FlipnetError(f"{path}: not a lookup table ({exc})") from None
+    stored = Fields(arrays, path, "array ")
+    table = {key: stored.array(key) for key in ("keys", "values", "by_size")}
+    if table["keys"].shape != table["values"].shape or table["keys"].ndim != 1:
+        raise stored.fail("values", f"has shape {table['values'].shape}, its keys {table['keys'].shape}")
+    return ShapeLookup.from_arrays(table, *Fields(meta, path, "metadata ").board())
 
 
 def run(config, resume=False, overwrite=False, log=print):

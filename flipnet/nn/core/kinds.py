@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from flipnet.base.errors import BadInput, FlipnetError
+from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
+from flipnet.base.fields import Fields
 
 NETWORK_TRAINER = "flipnet.nn.paper.train:train"  # a network trained on positions
 NETWORK_LOADER = "flipnet.nn.core.store:load_network"
@@ -92,10 +93,11 @@ def load(path):
 
     arrays, meta = load_npz(path)
     if "model" not in meta:
-        raise FlipnetError(f"{path} is not a flipnet model file (no model name)")
-    if meta["model"] not in KINDS:
-        raise FlipnetError(f"{path}: cannot rebuild its model: unknown model {meta['model']!r} "
-                           f"(this flipnet reads {', '.join(KINDS)})")
-    model = kind(meta["model"]).loader()(path, arrays, meta)
+        raise DamagedFile(f"{path} is not a flipnet model file (no model name)")
+    name = Fields(meta, path, "metadata ").take("model", str)
+    if name not in KINDS:
+        raise DamagedFile(f"{path}: cannot rebuild its model: unknown model {name!r} "
+                          f"(this flipnet reads {', '.join(KINDS)})")
+    model = kind(name).loader()(path, arrays, meta)
     model.meta = meta
     return model

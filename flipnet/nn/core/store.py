@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.base.errors import BadInput, FlipnetError
+from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
+from flipnet.base.fields import Fields
 from flipnet.base.files import atomic_path
 from flipnet.base.shipped import META, PACKED
 
@@ -83,18 +84,17 @@ def load_network(path, arrays, meta):
     """The network a model file's arrays and metadata describe (`kinds.load` reads the file)."""
     from flipnet.nn.core.kinds import build
 
-    try:
-        model = build(meta["model"], seed=0, rows=int(meta["rows"]), cols=int(meta["cols"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise FlipnetError(f"{path}: cannot rebuild its model: {exc}") from None
+    info = Fields(meta, path, "metadata ")
+    rows, cols = info.board()
+    model = build(info.take("model", str), seed=0, rows=rows, cols=cols)
     missing = (set(model.names) | set(model.buffers())) - set(arrays)
     if missing:
         raise FlipnetError(f"{path} lacks parameters {sorted(missing)} of model {meta['model']}")
     try:
         model.set_buffers(arrays)
         model.set_values(arrays)
-    except ValueError as exc:
-        raise FlipnetError(f"{path}: {exc}") from None
+    except BadInput as exc:  # an array of the wrong shape
+        raise DamagedFile(f"{path}: {exc}") from None
     return model
 
 

@@ -172,16 +172,17 @@ def survey_to_file(seeds, epochs, database_seed=0, out=None, resume=False):
 
 
 def _surveyed(path, settings):
-    data = read_json(path, "survey file")
-    try:
-        for key, value in settings.items():
-            if data[key] != value:
-                raise FlipnetError(f"{path} was made with {key}={data[key]!r} (now {value!r}); "
-                                   f"drop --resume to start over")
-        return {int(e["seed"]): (int(e["seed"]), list(e["diff_winning"]), list(e["diff_losing"]))
-                for e in data["seeds"]}
-    except (KeyError, TypeError, ValueError) as exc:
-        raise FlipnetError(f"{path} is not a survey-nim file ({type(exc).__name__}: {exc})") from None
+    fields = Fields(read_json(path, "survey file"), path)
+    for key, value in settings.items():
+        found = fields.take(key, type(value))
+        if found != value:
+            raise FlipnetError(f"{path} was made with {key}={found!r} (now {value!r}); drop --resume to start over")
+    done = {}
+    for i, entry in enumerate(fields.take("seeds", list)):
+        seed = Fields(entry, path, f"seeds.{i}.")
+        s = seed.take("seed", int)
+        done[s] = (s, seed.take("diff_winning", list), seed.take("diff_losing", list))
+    return done
 
 
 MAX_EPOCHS = 1_000_000
