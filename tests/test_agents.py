@@ -90,7 +90,7 @@ def test_es_training_is_seeded_and_round_trips(tmp_path):
     a.save(path, {"seed": 5})
     assert np.array_equal(ESAgent.load(path).weights, a.weights)
     path.write_text("{}")
-    with pytest.raises(FlipnetError, match="not an ES agent"):
+    with pytest.raises(FlipnetError, match="es.json: field weights is missing"):
         ESAgent.load(path)
 
 

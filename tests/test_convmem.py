@@ -372,8 +372,8 @@ def test_bad_datasets_and_files_get_one_line(tmp_path):
     np.savez(tmp_path / "fake.npz", __meta__=np.array(json.dumps({"model": "convmem2d", "rows": 4})))
     got = run(["evaluate", tmp_path / "fake.npz", "--data", tmp_path / "full.h5"], tmp_path)
     assert got.returncode == 2
-    assert stderr_lines(got.stderr) == [f"flipnet evaluate: error: {tmp_path}/fake.npz: not a convmem2d "
-                                        "model file ('architecture')"]
+    assert stderr_lines(got.stderr) == [f"flipnet evaluate: error: {tmp_path}/fake.npz: field metadata "
+                                        "architecture is missing"]
 
 
 @pytest.mark.slow

@@ -437,6 +437,11 @@ def bench_start():
     for argv in (["--help"], ["value", "nim", "1,3,5"], ["value", "flip", "11011111110111111111"]):
         eager, lazy = _start_seconds(argv, eager=True), _start_seconds(argv)
         row(" ".join(["flipnet", *argv[:2]]), "PyTensor, Numba first", eager, lazy)
+    header("the README's first answer, 11011/11111/00111 (best of 5, each a new process)")
+    first = ["value", "flip", "11011/11111/00111"]
+    floor = timed(lambda: subprocess.run([sys.executable, "-c", "import numpy"], check=True), 5)[0]
+    row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
+        _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s")
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.cram import CramSolver
     from flipnet.solve.kayles import line_value_and_winning_moves
@@ -450,14 +455,15 @@ def bench_start():
     row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
 
 
-def _start_seconds(argv, eager=False, repeat=5):
+def _start_seconds(argv, eager=False, repeat=5, env=None):
     """Best wall seconds of `python -c` running flipnet's command line on `argv`; `eager`:
     with PyTensor and Numba imported first (before they were loaded on use, every command
-    loaded PyTensor, and all but --help Numba)."""
+    loaded PyTensor, and all but --help Numba); `env`: added to the environment."""
     code = ("import sys\n" + ("import pytensor, numba\n" if eager else "") +
             "from flipnet.__main__ import run\nsys.exit(run())")
     command = [sys.executable, "-c", code, *argv]
-    return timed(lambda: subprocess.run(command, capture_output=True, check=True), repeat)[0]
+    environment = {**os.environ, **(env or {})}
+    return timed(lambda: subprocess.run(command, capture_output=True, check=True, env=environment), repeat)[0]
 
 
 @section("cram")

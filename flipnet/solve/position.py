@@ -8,6 +8,7 @@ HalfNim and Nim by their closed forms. Adding a game adds one line here.
 """
 
 import contextlib
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -195,10 +196,12 @@ def exact(ask):
     components are small, which needs no Numba, else by the shared solver's search."""
     from flipnet.solve.small import Plain, TooLarge
 
-    try:
-        return ask(Plain())
-    except TooLarge:
-        return ask(solver())
+    if os.environ.get("FLIPNET_PLAIN", "on") != "off":  # off: every position searched (`make bench`)
+        try:
+            return ask(Plain())
+        except TooLarge:
+            pass
+    return ask(solver())
 
 
 def searched(game):
