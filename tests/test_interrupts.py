@@ -168,3 +168,23 @@ def test_sigterm_stops_an_endgame_build_like_ctrl_c(tmp_path):
     assert proc.returncode == 143, log.read_text()
     assert stderr_lines(log.read_text()) == ["flipnet endgame: interrupted"]
     assert list(cache.iterdir()) == []
+
+
+def test_sigterm_while_a_training_graph_compiles_stops_at_once(tmp_path):
+    """Numba compiles the epoch's graph before the epoch loop (tens of seconds in an empty
+    cache, here a cache of the test's own), where a stop is answered at once rather than
+    after the first minibatches."""
+    import signal
+
+    write_tiny_dataset(tmp_path / "tiny.h5")
+    env = environment(PYTENSOR_FLAGS=f"base_compiledir={tmp_path / 'compiled'}")
+    proc = start(["train", "conv1d", "--data", tmp_path / "tiny.h5", "--bucket", 0, "--batch", 10, "--eval-batch", 0,
+                  "--epochs", 1, "--results-dir", tmp_path / "r"], tmp_path, env=env)
+    time.sleep(6)  # imports and the data read done: the compile is under way (it takes tens of seconds)
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert time.monotonic() - sent < 3, err
+    assert proc.returncode == 143 and stderr_lines(err) == ["flipnet train: interrupted"], err
+    assert not (tmp_path / "r").exists() or not list((tmp_path / "r").iterdir())  # no epoch: nothing kept

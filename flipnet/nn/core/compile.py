@@ -6,6 +6,8 @@ optimizer state are loop-carried and written back to the shared variables at the
 `step_function` is the plain one-call-per-minibatch form, kept for `make bench`.
 """
 
+import threading
+
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
@@ -70,6 +72,36 @@ def epoch_function(model, optimizer):
 # then runs as a dozen calls, so Ctrl-C is answered within a second or two and the
 # inputs decoded for one call stay small; the sequence of updates is the same.
 EPOCH_CHUNK = 4096
+
+
+def compile_now(epoch_fn, model, batch):
+    """Call `epoch_fn` on no minibatch, so that Numba compiles it now (tens of seconds the
+    first time) rather than in the epoch loop, where Ctrl-C and SIGTERM wait for the end
+    of a call: a stop during the compile is answered at once. A scan of no step leaves
+    the parameters and the optimizer's state as they are. (Another linker compiles when
+    the function is made; the Python one cannot index a scan of no step. A function
+    wrapped in another, a test's recorder, compiles at its first call.)"""
+    from pytensor.link.numba.linker import NumbaLinker
+
+    if not isinstance(getattr(getattr(epoch_fn, "maker", None), "linker", None), NumbaLinker):
+        return
+    inputs = np.zeros((0, batch, *model.input_shape), dtype=model.input_dtype)
+    # In a thread of its own: a Ctrl-C raised inside Numba's compiler can be lost (in one
+    # of its weakref callbacks); raised here, in a wait, it always stops the command
+    failed = []
+
+    def call():
+        try:
+            epoch_fn(inputs, np.zeros((0, batch), dtype=np.int64), np.asarray(0, dtype=FLOAT))
+        except BaseException as exc:  # raised again below, in the caller's thread
+            failed.append(exc)
+
+    compiling = threading.Thread(target=call, daemon=True, name="compile")
+    compiling.start()
+    while compiling.is_alive():
+        compiling.join(0.1)
+    if failed:
+        raise failed[0]
 
 
 def run_epoch(epoch_fn, states, labels, lr, chunk=EPOCH_CHUNK, between_calls=None):

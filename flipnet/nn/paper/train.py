@@ -18,7 +18,7 @@ from flipnet.datasets import locate, read_split
 from flipnet.datasets.symmetry import Symmetries
 from flipnet.nn import FLOAT
 from flipnet.nn.core import optim
-from flipnet.nn.core.compile import Predictor, epoch_function, run_epoch
+from flipnet.nn.core.compile import Predictor, compile_now, epoch_function, run_epoch
 from flipnet.nn.core.metrics import error_rate, evaluated
 from flipnet.nn.core.kinds import build
 from flipnet.nn.core.model import check_labels
@@ -54,6 +54,10 @@ def train(config, resume=False, overwrite=False, log=print):
             return error_rate(predicted, valid_labels)
 
         epoch_fn = epoch_function(model, optimizer) if run.epoch < config.epochs else None
+        if epoch_fn is not None:  # compiled here, where a stop is answered at once, not in the loop
+            compile_now(epoch_fn, model, config.batch)
+            if len(valid_states):  # and the validation's function, on one state
+                predict(valid_states[:1]) if config.tta else predict.on_inputs(valid_inputs[:1])
 
         def steps(order, lr):
             """The epoch's minibatches, each a compiled call's worth of the scan."""
