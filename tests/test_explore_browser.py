@@ -252,3 +252,51 @@ def test_with_hints_off_the_moves_are_in_board_order(page, url):
     assert moves and cells == sorted(cells) and page.locator("#moves tbody tr.wins").count() == 0
     assert "in board order" in page.text_content("#moves-count")
     assert page.locator("#board circle.win-mark").count() == 0
+
+
+def test_the_board_and_the_moves_from_the_keyboard(page, url):
+    page.goto(f"{url}?p=111/111")
+    shown_value(page)
+    page.focus("#board rect[data-r='0'][data-c='0']")
+    page.keyboard.press("Enter")  # empties (0, 0)
+    page.wait_for_function("() => document.getElementById('text').value === '011/111'")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press(" ")  # empties (1, 1), where the focus went
+    page.wait_for_function("() => document.getElementById('text').value === '011/101'")
+    assert page.evaluate("document.activeElement.dataset.r + document.activeElement.dataset.c") == "11"
+    shown_value(page)
+    row = page.locator("#moves tbody tr").first
+    move = row.get_attribute("data-move")
+    row.focus()
+    page.keyboard.press("Enter")
+    after = next(m.position for m in flipnet.value("011/101", moves="all").moves if m.move == move)
+    page.wait_for_function("t => document.getElementById('text').value === t", arg=after)
+    assert page.locator("#board line.domino[tabindex='0']").count() == len(flipnet.value(after, moves="all").moves)
+    assert page.locator("#board text.move-value").count() == page.locator("#board line.domino").count()
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_the_pages_fit_and_pass_axe(browser, url, width, height):
+    """At a phone's width nothing scrolls sideways and an 8x8 board fits; axe-core finds no
+    serious or critical violation on either page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        for path in (f"?p={'/'.join(['10110111'] * 8)}", "nim?game=nim&p=1,3,5"):
+            page.goto(f"{url}{path}")
+            page.wait_for_selector("#value" if "nim" not in path else "#summary:not(:empty)")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+            if "nim" not in path:
+                box = page.locator("#board").bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width
+            found = Axe().run(page).response["violations"]
+            bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:6]) for v in found
+                   if v["impact"] in ("serious", "critical")]
+            assert not bad, (path, width, bad)
+            if os.environ.get("FLIPNET_WRITE_SCREENSHOTS") and "nim" not in path:
+                page.screenshot(path=str(FIGURES / f"explore-{width}px.png"), full_page=True)
+    finally:
+        context.close()

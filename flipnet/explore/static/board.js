@@ -134,7 +134,9 @@
   // --- drawing --------------------------------------------------------------------
 
   function size() {
-    return Math.max(14, Math.min(64, Math.floor(480 / Math.max(page.rows, page.cols))));
+    // the board fits the room it has: 480 px, or a phone's width
+    const room = Math.min(480, ($("board-wrap").clientWidth || 492) - 12);
+    return Math.max(14, Math.min(64, Math.floor(room / Math.max(page.rows, page.cols))));
   }
 
   function moveValues() {
@@ -150,22 +152,65 @@
 
   function draw() {
     const board = $("board");
+    const kept = focused();
     const s = size(), pad = 6;
     board.replaceChildren();
     board.setAttribute("width", page.cols * s + 2 * pad);
     board.setAttribute("height", page.rows * s + 2 * pad);
     const x = (c) => pad + c * s, y = (r) => pad + r * s;
+    const [focusRow, focusCol] = page.focus || [0, 0];  // the board's one tab stop
     for (let r = 0; r < page.rows; r++) {
       for (let c = 0; c < page.cols; c++) {
+        const full = page.cells[r * page.cols + c];
         const cell = svg("rect", {x: x(c) + 1, y: y(r) + 1, width: s - 2, height: s - 2, rx: 4,
-          class: page.cells[r * page.cols + c] ? "cell full" : "cell empty", "data-r": r, "data-c": c});
-        cell.addEventListener("click", () => toggle(r, c));
+          class: full ? "cell full" : "cell empty", "data-r": r, "data-c": c,
+          tabindex: r === Math.min(focusRow, page.rows - 1) && c === Math.min(focusCol, page.cols - 1) ? 0 : -1,
+          role: "button", "aria-label": `row ${r}, column ${c}: ${full ? "full" : "empty"}`});
+        cell.addEventListener("click", () => { page.focus = [r, c]; toggle(r, c); });
+        cell.addEventListener("keydown", (event) => cellKey(event, r, c));
         board.appendChild(cell);
       }
     }
     drawComponents(board, s, x, y);
     drawMoves(board, s, x, y);
     summarise();
+    if (page.refocus) {  // a cell toggled or reached from the keyboard takes the focus
+      page.refocus = false;
+      const [r, c] = page.focus;
+      const cell = board.querySelector(`rect[data-r='${r}'][data-c='${c}']`);
+      if (cell) cell.focus();
+    } else if (kept) {  // else what had it before the redraw keeps it
+      const again = document.querySelector(kept);
+      if (again) again.focus();
+    }
+  }
+
+  // A selector for the board's cell, domino or move row that has the focus (redraws replace them)
+  function focused() {
+    const node = document.activeElement;
+    if (!node || !node.closest("#board, #moves")) return null;
+    if (node.dataset.r !== undefined) return `#board rect[data-r='${node.dataset.r}'][data-c='${node.dataset.c}']`;
+    if (node.dataset.move) return `${node.closest("#board") ? "#board line.domino" : "#moves tbody tr"}[data-move='${node.dataset.move}']`;
+    return null;
+  }
+
+  // The board from the keyboard: one tab stop, the arrow keys move between cells, Enter or
+  // Space fills or empties the cell
+  function cellKey(event, r, c) {
+    const steps = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      page.focus = [r, c];
+      page.refocus = true;
+      toggle(r, c);
+    } else if (steps[event.key]) {
+      event.preventDefault();
+      event.stopPropagation();
+      const [dr, dc] = steps[event.key];
+      page.focus = [Math.min(page.rows - 1, Math.max(0, r + dr)), Math.min(page.cols - 1, Math.max(0, c + dc))];
+      page.refocus = true;
+      draw();
+    }
   }
 
   function drawComponents(board, s, x, y) {
@@ -210,7 +255,10 @@
         x1: x(c1) + s / 2 + dx, y1: y(r1) + s / 2 + dy, x2: x(c2) + s / 2 - dx, y2: y(r2) + s / 2 - dy,
         "stroke-width": Math.max(4, s / 4), class: `domino${shown === 0 ? " wins" : ""}${page.hover === m.move ? " hover" : ""}`,
         stroke: hidden() || shown === null ? "#999" : colour(shown), "data-move": m.move,
+        tabindex: 0, role: "button",
+        "aria-label": `play ${m.move}` + (hidden() || shown === null ? "" : `, it leaves value ${shown}`),
       });
+      line.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
       const tip = svg("title");
       tip.textContent = hidden() ? m.move
         : `${m.move}: leaves value ${m.exact}` + (m.network !== null ? `, the network says ${m.network}` : "");
@@ -221,6 +269,11 @@
       board.appendChild(line);
       const cx = (x(c1) + x(c2)) / 2 + s / 2, cy = (y(r1) + y(r2)) / 2 + s / 2;
       if (!hidden() && shown === 0) board.appendChild(svg("circle", {cx, cy, r: Math.max(2, s / 12), class: "win-mark", "data-move": m.move}));
+      if (!hidden() && shown !== null && s >= 20) {  // the value as a number too: colour is never alone
+        const label = svg("text", {x: cx, y: cy, class: "move-value", "font-size": Math.round(s * 0.34), "data-move": m.move});
+        label.textContent = String(shown);
+        board.appendChild(label);
+      }
       if (network && m.network !== null && m.network !== m.exact && !hidden()) {
         const mark = svg("g", {class: "disagree", "data-move": m.move});
         const r = Math.max(4, s / 7);
@@ -318,6 +371,9 @@
       row.addEventListener("mouseenter", () => highlight(m.move));
       row.addEventListener("mouseleave", () => highlight(null));
       row.addEventListener("click", () => play(m));
+      row.tabIndex = 0;
+      row.setAttribute("aria-label", `play ${m.move}` + (hidden() ? "" : `, it leaves value ${m.exact}`));
+      row.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
       body.appendChild(row);
     });
     $("moves-count").textContent = `${page.exact.moves.length} moves, ${hidden() ? "in board order" : "best first"}`;
@@ -547,7 +603,8 @@
     $("forward").onclick = () => history.forward();
     window.addEventListener("popstate", fromHistory);
     document.addEventListener("keydown", (event) => {
-      const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
+      const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName) ||
+        document.activeElement.closest("#board");  // the board's own arrow keys
       if (typing || event.altKey || event.ctrlKey || event.metaKey || page.game) return;
       if (event.key === "ArrowLeft") { event.preventDefault(); history.back(); }
       if (event.key === "ArrowRight") { event.preventDefault(); history.forward(); }
@@ -556,10 +613,25 @@
     $("hints").onchange = draw;
     $("save").onclick = save;
     $("load").onchange = load;
+    window.addEventListener("resize", draw);
     document.body.dataset.ready = "1";
   }
 
+  function colourKey() {
+    const key = $("colour-key");
+    key.appendChild(el("span", {}, "a move leaves:"));
+    for (let v = 0; v <= 7; v++) {  // a block of the colour, and the number in ink beside it
+      const entry = el("span", {class: "value"});
+      const swatch = el("span", {class: "swatch", "aria-hidden": "true"});
+      swatch.style.background = colour(v);
+      entry.append(swatch, v === 7 ? "7+" : String(v));
+      key.appendChild(entry);
+    }
+    key.appendChild(el("span", {}, "(0: a winning move)"));
+  }
+
   readUrl();
+  colourKey();
   wire();
   models();
   changed();
