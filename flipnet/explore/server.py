@@ -26,7 +26,7 @@ MAX_URL = 4096  # bytes of a request line's target
 TABLE_LOG = 25  # the solver's table here: 2^25 entries, 512 MB; a larger board is searched more slowly, never
 # with more memory (the server's peak stays under 1.5 GB whatever is asked)
 MAX_BODY = 1024  # bytes of a POST body (cancel takes none)
-WAIT = 0.25  # seconds a request waits for its question's answer before it reports progress
+WAIT = 0.2  # seconds a request waits for its question's answer before it reports progress
 PAGES = {"/": "index.html", "/nim": "nim.html"}
 STATIC = ("explore.css", "common.js", "board.js", "nim.js")
 TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
