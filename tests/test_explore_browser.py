@@ -300,3 +300,27 @@ def test_the_pages_fit_and_pass_axe(browser, url, width, height):
                 page.screenshot(path=str(FIGURES / f"explore-{width}px.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_the_nim_page_refuses_a_bad_edit_and_walks_its_history(page, url):
+    page.goto(f"{url}nim?game=nim&p=1,3,5&misere=0")
+    page.wait_for_selector("#value")
+    page.fill("#position", "2,x")
+    page.click("#position-form button")
+    assert "is not a nim position" in page.text_content("#position-error")
+    assert "NaN" not in page.text_content("#picture") and page.input_value("#position") == "2,x"
+    page.fill("#position", "2,4")
+    page.click("#position-form button")
+    page.wait_for_function("() => (document.getElementById('value') || {}).textContent === 'nim-value 6'")
+    page.go_back()
+    page.wait_for_function("() => (document.getElementById('value') || {}).textContent === 'nim-value 7'")
+    assert page.input_value("#position") == "1,3,5"
+    row = page.locator("#moves tbody tr").first
+    move = row.get_attribute("data-move")
+    row.focus()
+    page.keyboard.press("Enter")  # a move from the keyboard
+    after = next(m.position for m in flipnet.value("1,3,5", "nim", misere=False, moves="all").moves if m.move == move)
+    page.wait_for_function("t => document.getElementById('position').value === t", arg=after)
+    page.goto(f"{url}nim?game=nim&p=abc")
+    page.wait_for_selector("#value")
+    assert "is not a nim position" in page.text_content("#position-error")

@@ -24,12 +24,26 @@
     return p;
   }
 
-  async function changed() {
+  // A position as the game writes it, else why not (checked before it is drawn or asked)
+  const FORMS = {nim: [/^\d{1,4}(,\d{1,4}){0,19}$/, "heap sizes like 1,3,5"], halfnim: [/^\d{1,4}$/, "a pile size like 9"],
+    gridnim: [/^[01]{1,5}(\/[01]{1,5}){0,4}$/, "rows of 0 and 1 joined by /"]};
+  function problem(game, text) {
+    const [form, words] = FORMS[game];
+    return form.test(text) ? null : `${JSON.stringify(text.slice(0, 40))} is not a ${game} position: write ${words}`;
+  }
+
+  // Every edit outside a game is a step of the browser's history (Back, Forward)
+  async function changed(fromHistory = false) {
     const mine = ++asked;
     page.answer = null;
+    $("moves-count").textContent = "";
     const query = new URLSearchParams({game: page.game, p: page.position});
     if (page.game === "nim") query.set("misere", page.misere ? "1" : "0");
-    history.replaceState(null, "", `?${query.toString().replaceAll("%2F", "/").replaceAll("%2C", ",")}`);
+    const url = `?${query.toString().replaceAll("%2F", "/").replaceAll("%2C", ",")}`;
+    if (url !== location.search) {
+      if (!fromHistory && !page.record && location.search) history.pushState(null, "", url);
+      else history.replaceState(null, "", url);
+    }
     $("position").value = page.position;
     draw();
     try {
@@ -69,6 +83,8 @@
         const row = el("tr", {"data-move": m.move, class: m.value === 0 ? "wins" : ""});
         [m.move, m.position, String(m.value), m.value === 0 ? "wins" : ""].forEach((t) => row.appendChild(el("td", {}, t)));
         row.addEventListener("click", () => play(m));
+        row.tabIndex = 0;
+        row.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
         body.appendChild(row);
       });
       $("moves-count").textContent = `${a.moves.length} moves, best first`;
@@ -84,8 +100,10 @@
       const board = svg("svg", {id: "grid", width: rows[0].length * s + 8, height: rows.length * s + 8});
       rows.forEach((row, r) => row.split("").forEach((cell, c) => {
         const rect = svg("rect", {x: 4 + c * s + 1, y: 4 + r * s + 1, width: s - 2, height: s - 2, rx: 6,
-          class: cell === "1" ? "cell full" : "cell empty", "data-r": r, "data-c": c});
+          class: cell === "1" ? "cell full" : "cell empty", "data-r": r, "data-c": c, tabindex: 0, role: "button",
+          "aria-label": `row ${r}, column ${c}: ${cell === "1" ? "a stone" : "empty"}`});
         rect.addEventListener("click", () => toggle(r, c));
+        rect.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); toggle(r, c); } });
         board.appendChild(rect);
       }));
       box.appendChild(board);
@@ -178,6 +196,10 @@
     const params = new URLSearchParams(location.search);
     if (GAMES[params.get("game")]) page.game = params.get("game");
     page.position = params.get("p") || GAMES[page.game].start;
+    if (problem(page.game, page.position)) {  // an address that cannot be read: said, and the start shown
+      $("position-error").textContent = problem(page.game, page.position);
+      page.position = GAMES[page.game].start;
+    }
     page.misere = params.get("misere") !== "0";
     $("game").value = page.game;
     $("misere").checked = page.misere;
@@ -187,9 +209,28 @@
     $("position-form").onsubmit = (event) => {
       event.preventDefault();
       if (page.record) return;
-      page.position = $("position").value.trim();
+      const text = $("position").value.trim();
+      const wrong = problem(page.game, text);
+      $("position-error").textContent = wrong || "";
+      if (wrong) return;  // the last good position stays
+      page.position = text;
       changed();
     };
+    window.addEventListener("popstate", () => {
+      if (page.record) return;
+      const params = new URLSearchParams(location.search);
+      const game = GAMES[params.get("game")] ? params.get("game") : page.game;
+      const text = params.get("p") || GAMES[game].start;
+      const wrong = problem(game, text);
+      $("position-error").textContent = wrong || "";
+      if (wrong) return;
+      if (game !== page.game) { page.game = game; $("game").value = game; }
+      page.position = text;
+      page.misere = params.get("misere") !== "0";
+      $("misere").checked = page.misere;
+      setGame(false);
+      changed(true);
+    });
     $("start").onclick = () => {
       page.record = {start: page.position, first: $("first").value, opponent: $("opponent").value,
         seed: Math.floor(Math.random() * 2 ** 31), plies: []};
