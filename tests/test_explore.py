@@ -303,3 +303,20 @@ def test_every_shipped_model_answers_through_every_door(server, capsys):
         if not model.network.values_shapes:
             status, page, _ = request(server, "/api/model", params={"name": entry.name, "position": text, "ply": 1})
             assert status == 400 and "one ply of lookahead needs a model that values components" in page["error"]
+
+
+def test_a_component_the_model_never_saw_carries_its_measured_error_at_that_size(server):
+    """The full 5x5 board is one 25-cell shape the best model never met: the page is told
+    how often it is wrong on new 25-cell shapes, as the shipped by-size results say."""
+    from flipnet.base.shipped import RESULTS_SHIPPED, canonical
+
+    name = canonical("best")
+    rows = []
+    for path in RESULTS_SHIPPED.glob(f"bysize-beyond-{name}-*.json"):
+        data = json.loads(path.read_text())
+        rows += [(r["shapes"], r["network_error"], data["board"]) for r in data["sizes"] if r["cells"] == 25]
+    shapes, error, board = max(rows)
+    status, answer, _ = request(server, "/api/model", params={"position": "11111/11111/11111/11111/11111"})
+    [part] = answer["components"]
+    assert status == 200 and not part["known"]
+    assert part["new_shapes_of_its_size"] == {"error": error, "shapes": shapes, "board": board}

@@ -151,8 +151,31 @@ def network(models_, name, text, one_ply=False):
            "moves": [{"move": board.format_move(mask), "value": int(v), "cells": _cells(board, mask)}
                      for (mask, _), v in zip(children, predicted[1:])]}
     if parts is not None:
-        out["components"] = [{"cells": _cells(board, board.parse(p)), "value": v, "known": known}
+        measured = error_by_size(model.name)
+        out["components"] = [{"cells": _cells(board, board.parse(p)), "value": v, "known": known,
+                              "new_shapes_of_its_size": measured.get(len(_cells(board, board.parse(p))))}
                              for p, v, known in parts]
+    return out
+
+
+def error_by_size(name):
+    """{cells: {"error", "shapes", "board"}}: how often the model's network is wrong on
+    shapes of that many cells its training never fixed, from `flipnet by-size` (its
+    results files, shipped or made here); at each size the board with the most shapes."""
+    from flipnet.base.fields import Fields
+    from flipnet.base.files import RESULTS_DIR, read_json
+    from flipnet.base.shipped import RESULTS_SHIPPED
+
+    out = {}
+    for folder in (RESULTS_SHIPPED, RESULTS_DIR):
+        for path in sorted(folder.glob(f"bysize-beyond-{name}-*.json")):
+            data = Fields(read_json(path, "by-size results"), path)
+            board = data.take("board", str)
+            for i, entry in enumerate(data.take("sizes", list)):
+                row = Fields(entry, path, f"sizes.{i}.")
+                cells, shapes = row.take("cells", int), row.take("shapes", int)
+                if shapes and shapes > out.get(cells, {}).get("shapes", 0):
+                    out[cells] = {"error": row.take("network_error", float), "shapes": shapes, "board": board}
     return out
 
 

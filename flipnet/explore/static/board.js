@@ -342,6 +342,12 @@
       if (parts) {
         const theirs = matching(parts, part);
         words += `; ${page.model} ${theirs.value}, ${theirs.known ? "a shape met in training" : "a shape it never saw"}`;
+        const size = theirs.new_shapes_of_its_size;
+        if (!theirs.known && size) {  // how far to trust it here, from flipnet by-size
+          words += ` (on new ${part.cells.length}-cell shapes of random ${size.board} boards it is wrong ${(100 * size.error).toFixed(0)}% of the time, ${size.shapes} measured)`;
+        } else if (!theirs.known && parts) {
+          words += " (its error at this size is not measured)";
+        }
       }
       item.appendChild(document.createTextNode(words));
       list.appendChild(item);
