@@ -26,6 +26,35 @@ def _get(port, path, params):
     return data
 
 
+def _cancel(port, question):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("POST", "/api/cancel", body=urllib.parse.urlencode({"question": question}),
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    data = json.loads(connection.getresponse().read())
+    connection.close()
+    return data
+
+
+def first_large_board(port, model, rng, search_seconds=10.0):
+    """On a fresh server: seconds to the answer of the full 8x8 board (a "running" one),
+    to the network's answer on a random 8x8 board (density 0.5), the memory after
+    `search_seconds` of the search, and after it is cancelled."""
+    full = "/".join(["1" * 8] * 8)
+    start = time.perf_counter()
+    question = _get(port, "/api/position", {"game": "flip", "position": full})
+    running = time.perf_counter() - start
+    board = FlipGame(8, 8).format(int(sum(1 << int(k) for k in np.flatnonzero(rng.random(64) < 0.5))))
+    start = time.perf_counter()
+    _get(port, "/api/model", {"name": model, "position": board})
+    network = time.perf_counter() - start
+    time.sleep(search_seconds)
+    searching = _resident_mb()
+    _cancel(port, question["question"])
+    time.sleep(1.0)
+    return {"running": running, "status": question["status"], "network": network, "searching_mb": searching,
+            "cancelled_mb": _resident_mb()}
+
+
 def _exact(port, text):
     data = _get(port, "/api/position", {"game": "flip", "position": text})
     while data.get("status") == "running":
@@ -70,6 +99,7 @@ def run(edits=200, seed=0, model="best", log=print):
     rng = np.random.default_rng(seed)
     out = {}
     try:
+        first = first_large_board(port, model, rng)
         small, large = FlipGame(5, 5), FlipGame(7, 7)
         state = int(rng.integers(0, 1 << 25))
         for _ in range(5):  # warm: compiled kernels and graphs, models loaded
@@ -96,4 +126,7 @@ def run(edits=200, seed=0, model="best", log=print):
         ms = np.array(times) * 1000
         log(f"{board:<18} {np.median(ms):>7.1f}ms {np.percentile(ms, 90):>7.1f}ms {ms.max():>7.1f}ms")
     log(f"memory: {_resident_mb():.0f} MB resident now, {peak:.0f} MB at the peak")
+    log(f"on the fresh server: the full 8x8 board answered ({first['status']}) in {first['running'] * 1000:.0f} ms; "
+        f"the network on a random 8x8 board in {first['network'] * 1000:.0f} ms; {first['searching_mb']:.0f} MB "
+        f"resident after 10 s of the 8x8 search, {first['cancelled_mb']:.0f} MB after its cancel")
     return {board: float(np.median(times)) for board, times in out.items()}
