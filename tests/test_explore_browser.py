@@ -1,5 +1,5 @@
-"""`flipnet explore` in a real browser: Playwright drives Debian's Chromium against the real
-command (its graphs on PyTensor's Python linker, as other command tests run them). What the
+"""`flipnet explore` in a real browser, at a desktop's size and a phone's: Playwright drives
+Debian's Chromium against the real command (its graphs on PyTensor's Python linker, as other command tests run them). What the
 page shows is checked against the API: values, moves, the network's disagreements, a whole
 game, the Nim page. FLIPNET_WRITE_SCREENSHOTS=1 keeps the page's pictures in
 data/figures/ (the README shows them: `make screenshots`)."""
@@ -56,9 +56,11 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 960})
+@pytest.fixture(params=[(1280, 960), (390, 844)], ids=["desktop", "phone"])
+def page(browser, request):
+    """A tab at a desktop's size and at a phone's: every test runs at both."""
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height})
     tab = context.new_page()
     errors = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
@@ -68,7 +70,7 @@ def page(browser):
 
 
 def shot(page, name):
-    if os.environ.get("FLIPNET_WRITE_SCREENSHOTS"):
+    if os.environ.get("FLIPNET_WRITE_SCREENSHOTS") and page.viewport_size["width"] >= 1000:  # the desktop's
         page.screenshot(path=str(FIGURES / f"explore-{name}.png"), full_page=True)
 
 
