@@ -1,8 +1,9 @@
 """`flipnet explore` in a real browser, at a desktop's size and a phone's: Playwright drives
 Debian's Chromium against the real command (its graphs on PyTensor's Python linker, as
-other command tests run them). What the page shows is checked against the API: values, moves, the network's disagreements, a whole
-game, the Nim page. FLIPNET_WRITE_SCREENSHOTS=1 keeps the page's pictures in
-data/figures/ (the README shows them: `make screenshots`)."""
+other command tests run them). What the page shows is checked against the API: values,
+moves, the network's disagreements, a whole game, the Nim page, history, the keyboard,
+axe-core's rules. FLIPNET_WRITE_SCREENSHOTS=1 keeps the page's pictures in data/figures/
+(the README shows one: `make screenshots`)."""
 
 import os
 import re
