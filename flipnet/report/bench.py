@@ -440,8 +440,10 @@ def bench_start():
     header("the README's first answer, 11011/11111/00111 (best of 5, each a new process)")
     first = ["value", "flip", "11011/11111/00111"]
     floor = timed(lambda: subprocess.run([sys.executable, "-c", "import numpy"], check=True), 5)[0]
+    theirs = _igsolve_board(3, 5, 60)  # a board of that size (igsolve takes full rectangles)
+    beside = f"; igsolve's whole command on the full 3x5: {theirs['seconds']:.3f} s" if theirs else ""
     row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
-        _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s")
+        _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s{beside}")
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.cram import CramSolver
     from flipnet.solve.kayles import line_value_and_winning_moves
