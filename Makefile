@@ -70,7 +70,7 @@ bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell da
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start
-# over. Any recipe of flipnet/nn/recipes.py (`flipnet train --list`) trains by
+# over. Any recipe of flipnet/nn/training/recipes.py (`flipnet train --list`) trains by
 # `make train RECIPE=NAME` or `make results/NAME.json`; the targets below name the main ones.
 TRAIN := $(FLIPNET) train --resume
 RECIPE ?=

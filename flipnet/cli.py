@@ -1,5 +1,7 @@
-"""The `flipnet` command: argument parsing and printing only; each command calls the
-stage that owns its work (games, solve, datasets, nn, play, report)."""
+"""The `flipnet` command: its arguments, and what each command prints; each command calls
+the API or the stage that owns its work (games, solve, datasets, nn, play, report,
+explore), where its input is checked. The one rule kept here is the error contract's door:
+a FlipnetError is the user's (one line, exit 2), anything else a bug (exit 1)."""
 
 import argparse
 import contextlib

@@ -1,8 +1,9 @@
 """Exact values. `dp`: tables of every state of a board (vectorized bitmask DP);
-`decompose`: flip positions of any size by their components; `nim`: mex, nim-sum, misere
-Nim, nimber arithmetic; `halfnim`: the C++ program's game in closed form; `position`:
-the value and winning moves of one position of any game (one dispatch by game name).
-Imports only `games` and `base`.
+`parts`, `small` and `cram`: flip positions of any size by their components (a plain
+recursion for small ones, the Numba search for the rest); `kayles`: lines in closed form;
+`nim`: mex, nim-sum, misere Nim, nimber arithmetic; `halfnim`: the C++ program's game in
+closed form; `position`: the value and winning moves of one position of any game (one
+dispatch by game name). Imports only `games` and `base`.
 """
 
 from flipnet.solve.dp import MAX_TABLE_CELLS, check_table_size, induced_game, solve_states, table, win_table
