@@ -217,8 +217,8 @@ models: $(READY) ## the trained models that ship (data/models/), with their figu
 compare: $(READY) ## the paper's claims beside results/*.json (else the shipped results), with plots
 	$(FLIPNET) compare
 
-figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyond-by-size) -> docs/figures
-	$(FLIPNET) compare --figures docs/figures
+figures: $(READY) ## the figures of docs/findings.md (after make beyond and beyond-by-size) -> data/figures
+	$(FLIPNET) compare --figures data/figures
 
 readme: $(READY) ## make compare, and rewrite the README's table and figures
 	$(FLIPNET) compare --figures data/figures --readme README.md
