@@ -182,7 +182,7 @@ SHIPPED_NETWORKS = ["conv1d", "mlp2d", "xornet1d", "xormem2d", "lookup2d", "best
 @pytest.mark.parametrize("name", SHIPPED_NETWORKS)
 def test_load_model_predicts_as_the_internal_predictor(name):
     from flipnet.base.shipped import resolve
-    from flipnet.nn.core.store import load_model as load_file
+    from flipnet.nn.core.kinds import read_model as load_file
     from flipnet.nn.evaluation.evaluate import predictor
 
     model = flipnet.load_model(name)

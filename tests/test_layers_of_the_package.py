@@ -131,3 +131,43 @@ def test_the_rule_catches_a_wrong_import(tmp_path):
     bad.write_text("def f():\n    from flipnet.games import FlipGame\n")
     (imported, _), = flipnet_imports(bad)
     assert stage_of_module(imported) == "games" and "games" not in ALLOWED["nn"]
+
+
+def _module_graph():
+    """{module: the flipnet modules it imports}, the imports inside functions included; an
+    import of a package's own sub-package or of its own package is left out (the package
+    re-exports what its parts define)."""
+    known = {module_name(path) for path in modules()}
+
+    def resolved(name):  # `from flipnet.x.y import name`: the module, else its package
+        while name not in known and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name if name in known else None
+
+    graph = {}
+    for path in modules():
+        here = module_name(path)
+        targets = set()
+        for imported, _ in flipnet_imports(path):
+            target = resolved(imported)
+            if target and target != here and not target.startswith(here + ".") and not here.startswith(target + "."):
+                targets.add(target)
+        graph[here] = targets
+    return graph
+
+
+def test_no_two_modules_import_each_other_even_inside_functions():
+    """An import inside a function hides a cycle from Python, not from the reader: none."""
+    graph = _module_graph()
+    cycles = []
+
+    def walk(start, node, trail):
+        for nxt in graph.get(node, ()):
+            if nxt == start:
+                cycles.append(trail + [start])
+            elif nxt not in trail and nxt > start:  # each cycle once, from its smallest module
+                walk(start, nxt, trail + [nxt])
+
+    for start in sorted(graph):
+        walk(start, start, [start])
+    assert not cycles, [" -> ".join(cycle) for cycle in cycles[:5]]

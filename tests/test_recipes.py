@@ -137,7 +137,7 @@ def test_errors_over_whole_minibatches_drop_the_remainder():
 def test_a_run_measures_on_whole_minibatches(tmp_path):
     from flipnet.datasets import read_split
     from flipnet.nn.core.compile import Predictor
-    from flipnet.nn.core.store import load_model
+    from flipnet.nn.core.kinds import read_model
 
     data = tmp_path / "flip8.h5"
     write_tiny_dataset(data)
@@ -147,7 +147,7 @@ def test_a_run_measures_on_whole_minibatches(tmp_path):
     n_test, n_valid = len(split.test[0]), len(split.valid[0])
     assert results["evaluated"] == {"valid": n_valid // 5 * 5, "test": n_test // 5 * 5}
     assert n_test % 5  # the tiny split leaves a remainder, so the check means something
-    model, _ = load_model(tmp_path / "r" / "conv1d.npz")
+    model, _ = read_model(tmp_path / "r" / "conv1d.npz")
     kept = n_test // 5 * 5
     predicted = Predictor(model)(split.test[0][:kept])
     assert results["test_error"] == float(np.mean(predicted != split.test[1][:kept]))

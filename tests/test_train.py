@@ -7,7 +7,8 @@ from conftest import interrupt_epochs_at, write_tiny_dataset
 
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.nn.core import compile as nn_compile
-from flipnet.nn.core.store import load_model, load_npz
+from flipnet.nn.core.kinds import read_model
+from flipnet.nn.core.store import load_npz
 from flipnet.nn.paper.train import train
 from flipnet.nn.training.loop import check_points
 from flipnet.nn.training.recipes import config_for
@@ -50,7 +51,7 @@ def test_learns_the_length_8_game(tmp_path, tiny):
     assert np.array_equal(Predictor(model)(split.train[0]), split.train[1])
     majority_error = 1 - np.bincount(split.test[1]).max() / split.test[1].size
     assert results["test_error"] < majority_error / 2
-    best, meta = load_model(tmp_path / "results" / "conv1d.npz")
+    best, meta = read_model(tmp_path / "results" / "conv1d.npz")
     assert meta["best_epoch"] == results["best_epoch"]
     assert np.mean(Predictor(best)(split.test[0]) != split.test[1]) == results["test_error"]
 

@@ -111,11 +111,12 @@ def test_sparse_memory_step_equals_the_dense_gradient():
 
 
 def test_memory_model_file_round_trip(tmp_path):
-    from flipnet.nn.core.store import load_model, save_model
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.core.store import save_model
 
     model, train = fitted_memory_model(seed=5)
     save_model(tmp_path / "m.npz", model, {})
-    loaded, _ = load_model(tmp_path / "m.npz")
+    loaded, _ = read_model(tmp_path / "m.npz")
     assert np.array_equal(loaded.vocabulary, model.vocabulary)
     states = np.arange(1 << 9, dtype=np.uint32)
     assert np.array_equal(Predictor(loaded)(states), Predictor(model)(states))
@@ -148,9 +149,9 @@ def test_memory_model_trains_and_resumes(tmp_path):
     assert straight["test_error"] == pytest.approx(share * new + (1 - share) * known)
     # the share, counted independently through the memory's unseen row
     from flipnet.datasets.hdf5 import read_split
-    from flipnet.nn.core.store import load_model
+    from flipnet.nn.core.kinds import read_model
 
-    model, _ = load_model(tmp_path / "a" / "xormem2d.npz")
+    model, _ = read_model(tmp_path / "a" / "xormem2d.npz")
     inputs = model.prepare(read_split(data, 0).test[0])
     unseen = ((inputs[..., 0] != 0) & (inputs[..., 1] == len(model.vocabulary))).any(axis=1)
     assert share == unseen.mean()

@@ -14,9 +14,10 @@ import numpy as np
 
 from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
 from flipnet.base.fields import Fields
+from flipnet.nn.core.store import load_npz
 
 NETWORK_TRAINER = "flipnet.nn.paper.train:train"  # a network trained on positions
-NETWORK_LOADER = "flipnet.nn.core.store:load_network"
+NETWORK_LOADER = "flipnet.nn.core.kinds:load_network"
 DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
 
 
@@ -89,8 +90,6 @@ def build(name, seed, rows=None, cols=None):
 def load(path):
     """The model of any flipnet model file, holding the file's metadata as `.meta`; a
     one-line error for a file of no known kind."""
-    from flipnet.nn.core.store import load_npz
-
     arrays, meta = load_npz(path)
     if "model" not in meta:
         raise DamagedFile(f"{path} is not a flipnet model file (no model name)")
@@ -101,3 +100,26 @@ def load(path):
     model = kind(name).loader()(path, arrays, meta)
     model.meta = meta
     return model
+
+
+def load_network(path, arrays, meta):
+    """The network a model file's arrays and metadata describe (`kinds.load` reads the file)."""
+    info = Fields(meta, path, "metadata ")
+    rows, cols = info.board()
+    model = build(info.take("model", str), seed=0, rows=rows, cols=cols)
+    missing = (set(model.names) | set(model.buffers())) - set(arrays)
+    if missing:
+        raise FlipnetError(f"{path} lacks parameters {sorted(missing)} of model {meta['model']}")
+    try:
+        model.set_buffers(arrays)
+        model.set_values(arrays)
+    except BadInput as exc:  # an array of the wrong shape
+        raise DamagedFile(f"{path}: {exc}") from None
+    return model
+
+
+def read_model(path):
+    """(model with the stored parameters and its file's metadata as `.meta`, meta), for
+    any kind of model file (`load`)."""
+    model = load(path)
+    return model, model.meta

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
-from flipnet.base.fields import Fields
+from flipnet.base.errors import BadInput, FlipnetError
 from flipnet.base.files import atomic_path
 from flipnet.base.shipped import META, PACKED
 
@@ -78,30 +77,3 @@ def _widen(arrays, meta, path):
 def save_model(path, model, meta):
     meta = {"model": model.name, "rows": model.rows, "cols": model.cols, **meta}
     save_npz(path, {**model.get_values(), **model.buffers()}, meta)
-
-
-def load_network(path, arrays, meta):
-    """The network a model file's arrays and metadata describe (`kinds.load` reads the file)."""
-    from flipnet.nn.core.kinds import build
-
-    info = Fields(meta, path, "metadata ")
-    rows, cols = info.board()
-    model = build(info.take("model", str), seed=0, rows=rows, cols=cols)
-    missing = (set(model.names) | set(model.buffers())) - set(arrays)
-    if missing:
-        raise FlipnetError(f"{path} lacks parameters {sorted(missing)} of model {meta['model']}")
-    try:
-        model.set_buffers(arrays)
-        model.set_values(arrays)
-    except BadInput as exc:  # an array of the wrong shape
-        raise DamagedFile(f"{path}: {exc}") from None
-    return model
-
-
-def load_model(path):
-    """(model with the stored parameters and its file's metadata as `.meta`, meta), for
-    any kind of model file (`kinds.load`)."""
-    from flipnet.nn.core.kinds import load
-
-    model = load(path)
-    return model, model.meta

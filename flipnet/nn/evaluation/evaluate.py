@@ -26,7 +26,7 @@ from flipnet.nn.components.ensemble import ComponentEnsemble
 from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
 from flipnet.nn.core.metrics import error_rate, evaluated
 from flipnet.nn.core.model import check_labels
-from flipnet.nn.core.store import load_model as load
+from flipnet.nn.core.kinds import read_model as load
 
 
 def on_board(model, rows, cols, where):
