@@ -103,7 +103,8 @@ train-2d: data/flip2d.h5 ## the paper's 2D MLP, its protocol, 200 epochs (mlp2d)
 	$(TRAIN) mlp2d
 	$(RETRAINED) mlp2d
 
-train-2d-long: data/flip2d.h5 ## the same protocol for 400 epochs (mlp2d-long)
+# the same protocol for 400 epochs (mlp2d-long; not in make help: make train RECIPE=mlp2d-long is the same)
+train-2d-long: data/flip2d.h5
 	$(TRAIN) mlp2d-long
 
 train-2d-fast: data/flip2d.h5 ## the same MLP and split, a faster recipe (mlp2d-fast)

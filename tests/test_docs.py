@@ -93,3 +93,9 @@ def test_the_architecture_diagram_names_every_module_of_the_package():
     modules = {p.stem for p in package.rglob("*.py") if p.stem not in ("__init__", "__main__")}
     folders = {p.name for p in package.rglob("*") if (p / "__init__.py").is_file() and p != package}
     assert not (modules | folders) - named, sorted((modules | folders) - named)
+
+
+def test_make_help_lists_at_most_40_targets():
+    """`make help` is read whole: the targets it lists are the ones a user starts from."""
+    listed = re.findall(r"^[a-z0-9-]+:.*## ", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert 0 < len(listed) <= 40, len(listed)
