@@ -10,13 +10,13 @@ import re
 import sys
 import time
 
-from flipnet import __version__
+from flipnet import __version__, games
 from flipnet.base import signals
 from flipnet.base.checks import check_seconds, check_seed
 from flipnet.base.errors import BadInput, FlipnetError, Interrupted, TimedOut, bug_report
 
-GAME_NAMES = ("flip", "gridnim", "halfnim", "nim")
-TABLE_GAMES = ("flip", "gridnim")
+GAME_NAMES = tuple(sorted(games.GAMES))  # the games' registry, read: a new game is offered at once
+TABLE_GAMES = tuple(name for name in GAME_NAMES if issubclass(games.GAMES[name], games.BoardGame))  # boards
 MEX_RULES = ("soft", "hard")  # one ply's two ways of reading the children (nn/evaluation/evaluate.py)
 MODEL_HELP = ("a model's name (results/NAME.npz if trained here, else the shipped one: flipnet models; "
               "'best' is the best 2D model), or a file's path, written with a '/' or '.npz' (./mlp2d, x.npz)")
