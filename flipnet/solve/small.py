@@ -36,7 +36,7 @@ def report():
 
 
 class _Question:
-    """One question's walk: its budget, and the masks of the frame it walks on."""
+    """One question's walk, with the new positions it may still value (`left`)."""
 
     def __init__(self, budget):
         self.left = budget
