@@ -219,7 +219,9 @@ class Predictor:
         states = np.asarray(states, dtype=np.uint64)
         if states.size <= self.quick_rows:
             logits = self._function("logits")
-            softmax_of = lambda inputs: _softmax_rows(logits(inputs))  # noqa: E731
+
+            def softmax_of(inputs):
+                return _softmax_rows(logits(inputs))
         else:
             softmax_of = self._function("probabilities")
         out = None
@@ -240,7 +242,9 @@ class Predictor:
             raise ValueError("a symmetry-averaging predictor needs the states themselves")
         if len(inputs) <= self.quick_rows:
             logits = self._function("logits")
-            classes_of = lambda part: np.argmax(logits(part), axis=-1)  # noqa: E731
+
+            def classes_of(part):
+                return np.argmax(logits(part), axis=-1)
         else:
             classes_of = self._function("classes")
         out = np.empty(len(inputs), dtype=np.int64)
