@@ -503,16 +503,13 @@ def cmd_solve(args):
 
 
 def cmd_value(args):
-    from flipnet.api.positions import value
     from flipnet.base.files import json_text
 
     if (args.position is None) == (args.file is None):
         raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
     if args.file is not None or args.position == "-":
         return _values_of_lines(args)
-    # one limit for the value and the moves together
-    result = value(args.position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
-                   workers=args.workers, max_take=args.max_take)
+    result = _valued(args, args.position)
     if args.json:
         print(json_text({**result.to_json(), **_searched()}, indent=None), end="")
         return
@@ -528,10 +525,18 @@ def cmd_value(args):
             print(f"  {move} -> {position}")
 
 
+def _valued(args, position):
+    """`flipnet.value` of one position with the command's options (one limit for the value
+    and the moves together)."""
+    from flipnet.api.positions import value
+
+    return value(position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
+                 workers=args.workers, max_take=args.max_take)
+
+
 def _values_of_lines(args):
     """One JSON line per position read (blank lines skipped); a bad position gives a line
     {"line": N, "error": ...} and one on stderr, the rest go on, and the exit status is 2."""
-    from flipnet.api.positions import value
     from flipnet.base.files import json_text
 
     source = "standard input" if args.file is None else args.file
@@ -545,9 +550,7 @@ def _values_of_lines(args):
             if not text:
                 continue
             try:
-                result = value(text, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
-                               workers=args.workers, max_take=args.max_take)
-                print(json_text(result.to_json(), indent=None), end="", flush=True)
+                print(json_text(_valued(args, text).to_json(), indent=None), end="", flush=True)
             except FlipnetError as e:
                 failed += 1
                 print(json_text({"line": number, "position": text[:80], "error": str(e)}, indent=None), end="",

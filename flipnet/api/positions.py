@@ -7,8 +7,8 @@ from flipnet import games
 from flipnet.api import arguments
 from flipnet.api.arguments import BOARD_GAMES
 from flipnet.base.errors import BadInput, BadType, brief
-from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, searched, time_limit, use_workers,
-                                    value_of)
+from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, by_recursion, searched, time_limit,
+                                    use_workers, value_of)
 
 __all__ = ["Component", "Move", "MoveValue", "Result", "value", "values"]
 
@@ -88,14 +88,10 @@ FEW_POSITIONS = 256
 
 def _values_of(board, states):
     if searched(board) and board.n_cells <= 64:
-        from flipnet.solve.small import Plain, TooLarge
-
         if len(states) <= FEW_POSITIONS:
-            try:
-                plain = Plain()
-                return [plain.value(board.cells(int(state))) for state in states]
-            except TooLarge:
-                pass
+            found = by_recursion(lambda plain: [plain.value(board.cells(int(state))) for state in states])
+            if found is not None:
+                return found
         from flipnet.solve.cram import solver
 
         return solver().values_of_states(np.asarray(states, np.uint64), board.rows, board.cols)

@@ -4,11 +4,13 @@ names the file and the field, never a KeyError from deep inside."""
 
 import numbers
 
+import numpy as np
+
 from flipnet.base.errors import DamagedFile, brief
 
 _MISSING = object()
 KINDS = {int: "a whole number", float: "a number", str: "a string", bool: "true or false", list: "a list",
-         dict: "an object", "ndarray": "an array"}
+         dict: "an object", np.ndarray: "an array"}
 
 
 def is_number(value):
@@ -42,7 +44,7 @@ class Fields:
         value = self.data[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         if not any(_is(value, k) for k in kinds):
-            wanted = " or ".join(KINDS.get(k, KINDS.get(k.__name__, k.__name__)) for k in kinds)
+            wanted = " or ".join(KINDS.get(k, k.__name__) for k in kinds)
             raise DamagedFile(f"{self.path}: field {self.where}{key} is {brief(value)}, not {wanted}")
         return value
 
@@ -61,8 +63,6 @@ class Fields:
 
     def array(self, key):
         """The array `key` of a model file (its arrays read as Fields)."""
-        import numpy as np
-
         return self.take(key, np.ndarray)
 
     def fail(self, key, why):

@@ -4,6 +4,7 @@ against the explorer's limits first, and calls the public API; nothing here writ
 file or reads a path a request names (models by name only)."""
 
 import contextlib
+import functools
 import re
 
 import numpy as np
@@ -152,16 +153,20 @@ def network(models_, name, text, one_ply=False):
                      for (mask, _), v in zip(children, predicted[1:])]}
     if parts is not None:
         measured = error_by_size(model.name)
-        out["components"] = [{"cells": _cells(board, board.parse(p)), "value": v, "known": known,
-                              "new_shapes_of_its_size": measured.get(len(_cells(board, board.parse(p))))}
-                             for p, v, known in parts]
+        out["components"] = []
+        for p, v, known in parts:
+            cells = _cells(board, board.parse(p))
+            out["components"].append({"cells": cells, "value": v, "known": known,
+                                      "new_shapes_of_its_size": measured.get(len(cells))})
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def error_by_size(name):
     """{cells: {"error", "shapes", "board"}}: how often the model's network is wrong on
     shapes of that many cells its training never fixed, from `flipnet by-size` (its
-    results files, shipped or made here); at each size the board with the most shapes."""
+    results files, shipped or made here); at each size the board with the most shapes.
+    Read once a model, as the model itself is (`Models`), not at every request."""
     from flipnet.base.fields import Fields
     from flipnet.base.files import RESULTS_DIR, read_json
     from flipnet.base.shipped import RESULTS_SHIPPED

@@ -191,17 +191,25 @@ def _search_loaded():
     return "flipnet.solve.cram" in sys.modules
 
 
-def exact(ask):
-    """ask(answerer) of a flip position's cells: by the plain recursion (`small`) when its
-    components are small, which needs no Numba, else by the shared solver's search."""
+def by_recursion(ask):
+    """ask(answerer) by the plain recursion (`small`), which needs no Numba; None where a
+    component is too large for it, or with FLIPNET_PLAIN=off (every position searched,
+    `make bench`). No answer is None itself."""
     from flipnet.solve.small import Plain, TooLarge
 
-    if os.environ.get("FLIPNET_PLAIN", "on") != "off":  # off: every position searched (`make bench`)
-        try:
-            return ask(Plain())
-        except TooLarge:
-            pass
-    return ask(solver())
+    if os.environ.get("FLIPNET_PLAIN", "on") == "off":
+        return None
+    try:
+        return ask(Plain())
+    except TooLarge:
+        return None
+
+
+def exact(ask):
+    """ask(answerer) of a flip position's cells: by the plain recursion when its components
+    are small, else by the shared solver's search."""
+    answer = by_recursion(ask)
+    return ask(solver()) if answer is None else answer
 
 
 def searched(game):

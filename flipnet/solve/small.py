@@ -19,6 +19,13 @@ NODE_BUDGET = 20_000  # new positions one question may value here (about 0.6 s)
 MEMO_CAP = 2_000_000  # values remembered before the memo starts again
 
 
+def _edges(h, w):
+    """(first column, last column) of an h x w box as masks: a cell there has no left
+    (right) neighbour."""
+    first = sum(1 << (r * w) for r in range(h))
+    return first, first << (w - 1)
+
+
 class TooLarge(Exception):
     """Left to the compiled search."""
 
@@ -47,8 +54,7 @@ class _Question:
             return dawson_kayles(max(h, w))
         if bin(bits).count("1") > SMALL_CELLS:
             raise TooLarge
-        first = sum(1 << (r * w) for r in range(h))
-        return self._value(bits, w, first, first << (w - 1))
+        return self._value(bits, w, *_edges(h, w))
 
     def _value(self, bits, w, first, last):
         low = (bits & -bits).bit_length() - 1
@@ -135,9 +141,9 @@ class Plain:
                 moves += [((run[i], run[i + 1]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
                           for i in range(len(run) - 1)]
                 continue
-            first = sum(1 << (r * w) for r in range(h))
+            edges = _edges(h, w)
             for a, b in box_dominoes(bits, h, w):
-                after = question._sum(bits & ~(1 << a | 1 << b), w, first, first << (w - 1))
+                after = question._sum(bits & ~(1 << a | 1 << b), w, *edges)
                 moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ after))
         return total, sorted(moves)
 

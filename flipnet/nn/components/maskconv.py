@@ -22,7 +22,7 @@ from flipnet.datasets.components import Components
 from flipnet.datasets.symmetry import cell_maps
 from flipnet.nn import FLOAT, in_float
 from flipnet.nn.components.layouts import FrameCells, LiveCells, warm_up_cells
-from flipnet.nn.core.compile import NUMPY_MODE
+from flipnet.nn.core.compile import NUMPY_MODE, log_softmax_rows, softmax_rows
 from flipnet.nn.core.layers import log_softmax
 from flipnet.base.errors import BadInput
 
@@ -105,7 +105,7 @@ class MaskedConvNet:
             layout = LiveCells(side)
             if quick:
                 logits = pytensor.function(layout.inputs, self.logits_in(layout), mode=NUMPY_MODE)
-                self._compiled[side, quick] = lambda cells: _log_softmax(logits(*layout.feed(cells)))
+                self._compiled[side, quick] = lambda cells: log_softmax_rows(logits(*layout.feed(cells)))
             else:
                 fn = pytensor.function(layout.inputs, log_softmax(self.logits_in(layout)))
                 fn(*layout.feed(warm_up_cells(side)))  # compiled now, before any fork
@@ -124,7 +124,7 @@ class MaskedConvNet:
 
         def chunk_probabilities(start):
             cells = render_cells(keys[start:start + chunk], side)
-            return _softmax(sum(f(cells[:, image]) for image in maps) / len(maps))
+            return softmax_rows(sum(f(cells[:, image]) for image in maps) / len(maps))
 
         # many shapes take tens of seconds (a 5x5 test split's: 30 s): a bar on a terminal
         with bar(keys.size, "network on shapes", unit="shape", terminal_only=True,
@@ -156,13 +156,3 @@ def _cells_max(framed):
     has an empty cell; the 0 makes it so for a shape that fills its frame too, so the answer
     does not depend on the frame even where activations go negative (residual gates)."""
     return pt.maximum(framed.max(axis=1), 0)
-
-
-def _log_softmax(logits):
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-
-
-def _softmax(log_weights):
-    weights = np.exp(log_weights - log_weights.max(axis=1, keepdims=True))
-    return weights / weights.sum(axis=1, keepdims=True)

@@ -162,11 +162,17 @@ NUMPY_MODE = Mode(linker="py", optimizer="fast_run").excluding("fusion").registe
     (in2out(_inlined), 99), (in2out(_pairwise), 100))
 
 
-def _softmax_rows(logits):
+def softmax_rows(logits):
     """Softmax along the last axis in numpy (PyTensor's is an inner graph the Python
     linker would hand to Numba)."""
     shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return shifted / shifted.sum(axis=-1, keepdims=True)
+
+
+def log_softmax_rows(logits):
+    """Log-softmax along the last axis in numpy."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
 
 class Predictor:
@@ -221,7 +227,7 @@ class Predictor:
             logits = self._function("logits")
 
             def softmax_of(inputs):
-                return _softmax_rows(logits(inputs))
+                return softmax_rows(logits(inputs))
         else:
             softmax_of = self._function("probabilities")
         out = None
@@ -290,7 +296,7 @@ class ComponentPredictor:
         """(keys, values) softmax of each key's logits."""
         if np.size(keys) <= self.quick_rows:
             logits = self._function("logits")
-            return self._batched(lambda *ins: _softmax_rows(logits(*ins).T), keys, np.float64)
+            return self._batched(lambda *ins: softmax_rows(logits(*ins).T), keys, np.float64)
         return self._batched(self._function("probabilities"), keys, np.float64)
 
     def _batched(self, fn, keys, dtype):
