@@ -14,9 +14,10 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-1d train-1d-fast train-1d-fc train-1d-best train-2d train-2d-long train-2d-fast train-2d-logreg \
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
-        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel screenshots $(ALIASES)
+        compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel screenshots \
+        bench-workers $(ALIASES)
 
-help: ## this list
+help:  # the targets a user starts from: those with a comment of two hashes
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
 
 # --no-compile: Python writes a module's bytecode when it is first imported, instead of pip
@@ -48,11 +49,12 @@ data/flip1d.h5: | $(READY)
 data/flip2d.h5: | $(READY)
 	$(FLIPNET) data --only flip2d --out-dir data
 
-data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver on two cores (DATA_WORKERS=1: one; the same files; stopped, it goes on from the last density valued)
+data-large: data/flip6x6.h5 data/flip7x7.h5 ## random 6x6 and 7x7 positions valued by the Cram solver on two cores (DATA_WORKERS=1: one; SCHEDULER=ADDRESS: on a Dask cluster; the same files; stopped, it goes on)
 
 DATA_WORKERS ?= 2
 data/flip6x6.h5 data/flip7x7.h5: | $(READY)
-	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data --workers $(DATA_WORKERS)
+	$(FLIPNET) data --only $(basename $(notdir $@)) --out-dir data --workers $(DATA_WORKERS) \
+	    $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache/flipnet)
 	$(FLIPNET) endgame
@@ -63,6 +65,10 @@ endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, under a minute)
 bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve); the explorer's latency
 	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE))
 	$(FLIPNET) explore --bench 200
+
+bench-workers: $(READY) ## one search on 1, 2, 3, 4 ... workers: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)
+	$(FLIPNET) bench --only cram-workers $(if $(BOARDS),--boards $(BOARDS)) $(if $(LIMIT),--limit $(LIMIT)) \
+	    --out results/bench-workers.json
 
 bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some; LIMIT=900 s a command)
 	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) $(if $(IGSOLVE),--igsolve $(IGSOLVE)) \
@@ -205,7 +211,8 @@ results/es.json: | $(READY)
 # template's own players, the true misere strategy, the student's ES in both readings of its
 # report, and flipnet's; as the student played them (100 matches, the player moving first)
 # and as flipnet does (1,000, who starts alternating). docs/sources.md says which is which.
-ARENA := $(FLIPNET) arena nim --misere --against random-row
+ARENA_COMMAND := arena nim --misere --against random-row
+ARENA := $(FLIPNET) $(ARENA_COMMAND)
 STUDENT_AGENTS := random-row,nonzero-nimsum,optimal,student-es,student-es:every-row
 ARENA_AGENTS := $(STUDENT_AGENTS),feature-es,normal-nimsum,lowest,random,difficulty:0.5
 arena: $(READY) ## the Nim agents against the template's random player -> results/arena.json, arena-student.json
@@ -236,8 +243,9 @@ wheel: $(READY) ## dist/flipnet-VERSION-py3-none-any.whl, carrying the shipped m
 # The runs of other seeds that each measured row of `make compare` rests on beside its
 # seed-2016 run (data/paper.json's "seeds"): 5 runs in all for a recipe under 10 minutes on
 # one core, 3 for one under an hour, 2 for the best model's pipeline, and the arena over 5
-# seeds. Each run is a file: an interrupted `make compare-seeds` goes on where it stopped,
-# two runs at a time on the two cores. The seconds the shipped seed runs record (each beside
+# seeds. The training runs are tasks of `flipnet sweep` (docs/scale.md): on worker processes
+# here, one a core, or on a Dask cluster with SCHEDULER=tcp://HOST:8786. Each run is a pair of
+# files: an interrupted `make compare-seeds` goes on with the runs not written. The seconds the shipped seed runs record (each beside
 # another run) add up to about 3.2 hours on the two cores, then the best model's seed-1
 # pipeline 4 h 57 min and its evaluation 23 min (make data-large included); beyond-seeds'
 # four xormem2d runs 1.7 hours of run time, about an hour two at a time.
@@ -246,15 +254,15 @@ SEEDS_3 := 1 2
 SEEDED_5 := conv1d fc1d conv1d-fast xornet1d mlp2d-fast logreg2d convmlp2d
 SEEDED_3 := mlp2d
 seed_runs = $(foreach s,$(2),results/$(1)-seed$(s).json)
-SEED_RUNS := $(foreach r,$(SEEDED_5),$(call seed_runs,$(r),$(SEEDS_5))) \
-    $(foreach r,$(SEEDED_3),$(call seed_runs,$(r),$(SEEDS_3)))
-ARENA_RUNS := $(foreach s,$(SEEDS_5),results/arena-seed$(s).json results/arena-student-seed$(s).json)
-NIM_RUNS := $(foreach s,$(SEEDS_5),results/nim-seed$(s).json)
 BEST := convmem2d-gated12-80-distil6m-r2
 .PHONY: $(addprefix compare-seeds-,$(SEEDED_5) $(SEEDED_3) xormem2d)
 
-compare-seeds: ## every row's runs of other seeds, two at a time (then make compare)
-	$(MAKE) -j2 $(SEED_RUNS) $(ARENA_RUNS) $(NIM_RUNS)
+SWEEP = $(FLIPNET) sweep $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+seed_range = $(firstword $(1))-$(lastword $(1))
+
+compare-seeds: data ## every row's runs of other seeds, on every core or a cluster (SCHEDULER=ADDRESS; then make compare)
+	$(SWEEP) $(SEEDED_5) --seeds $(call seed_range,$(SEEDS_5)) $(ARENA_SWEEP) $(NIM_SWEEP)
+	$(SWEEP) $(SEEDED_3) --seeds $(call seed_range,$(SEEDS_3))
 	$(MAKE) compare-seeds-best
 
 define seeded_target
@@ -265,11 +273,19 @@ endef
 $(foreach r,$(SEEDED_5),$(eval $(call seeded_target,$(r),$(SEEDS_5))))
 $(foreach r,$(SEEDED_3),$(eval $(call seeded_target,$(r),$(SEEDS_3))))
 
-compare-seeds-nim: $(NIM_RUNS)
+# the arena's and the NIM perceptron's runs of each seed, as flipnet sweep --run takes them
+ARENA_SWEEP = --run "$(ARENA_COMMAND) --matches 1000 --seed {seed} --out results/arena-seed{seed}.json \
+    --agents $(ARENA_AGENTS)" --run "$(ARENA_COMMAND) --matches 100 --starts first --seed {seed} \
+    --out results/arena-student-seed{seed}.json --agents $(STUDENT_AGENTS)"
+NIM_SWEEP = --run "train-nim --seed {seed} --weights results/nim-seed{seed}.txt --results results/nim-seed{seed}.json"
+
+compare-seeds-nim: | $(READY)
+	$(SWEEP) --seeds $(call seed_range,$(SEEDS_5)) $(NIM_SWEEP)
 results/nim-seed%.json: | $(READY)
 	$(FLIPNET) train-nim --seed $* --weights results/nim-seed$*.txt --results $@
 
-compare-seeds-arena: $(ARENA_RUNS)
+compare-seeds-arena: | $(READY)
+	$(SWEEP) --seeds $(call seed_range,$(SEEDS_5)) $(ARENA_SWEEP)
 results/arena-seed%.json: | $(READY)
 	$(ARENA) --matches 1000 --seed $* --out $@ --agents $(ARENA_AGENTS)
 results/arena-student-seed%.json: | $(READY)
@@ -287,7 +303,8 @@ results/eval-$(BEST)-seed%-5x5.json: | data
 # the beyond table's trained models again from other seeds (report/beyond.py's SEEDS), each
 # evaluated as `make beyond` does: xormem2d from seeds 1 to 4, the best model's seed-1 pipeline
 XORMEM_SEEDS := $(foreach s,$(SEEDS_5),results/eval-xormem2d-seed$(s)-5x5-1ply.json)
-beyond-seeds: ## the beyond table's runs of other seeds, evaluated (then make compare)
+beyond-seeds: data ## the beyond table's runs of other seeds, evaluated (SCHEDULER=ADDRESS: trained on a cluster)
+	$(SWEEP) xormem2d --seeds $(call seed_range,$(SEEDS_5))
 	$(MAKE) -j2 $(XORMEM_SEEDS)
 	$(MAKE) results/eval-$(BEST)-seed1-7x7-1ply.json
 

@@ -13,6 +13,7 @@ import time
 from flipnet import __version__, games
 from flipnet.base import signals
 from flipnet.base.checks import check_seconds, check_seed
+from flipnet.base.cores import check_search_workers
 from flipnet.base.errors import BadInput, FlipnetError, Interrupted, TimedOut, bug_report
 
 GAME_NAMES = tuple(sorted(games.GAMES))  # the games' registry, read: a new game is offered at once
@@ -72,6 +73,7 @@ def build_parser(train_flags=True):
     _parse_value(sub)
     _parse_data(sub)
     _parse_train(sub, train_flags)
+    _parse_sweep(sub, train_flags)
     _parse_train_nim(sub)
     _parse_survey_nim(sub)
     _parse_play(sub)
@@ -113,9 +115,9 @@ def _parse_value(sub):
                    "(on a large board the moves cost another search)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up after this long (flip): the value and the winning moves together")
-    p.add_argument("--workers", type=int, choices=(1, 2), default=min(2, os.cpu_count() or 1),
-                   help="threads that search each component of a flip board together (default: 2 where "
-                   "the machine has two cores; the same value and moves with 1, only the time differs)")
+    p.add_argument("--workers", type=int, metavar="N", default=None,
+                   help="threads that search each component of a flip board together (default: every "
+                   "core the process may use; the same value and moves with any N, only the time differs)")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -127,8 +129,11 @@ def _parse_data(sub):
                    "~/.cache/flipnet/data), where load_dataset and the recipes look")
     p.add_argument("--seed", type=int, default=None, help="split or sampling seed (default: 2016)")
     p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
-    p.add_argument("--workers", type=int, choices=(1, 2), default=2,
-                   help="threads that value a sampled dataset's positions (default 2; the same file with 1)")
+    p.add_argument("--workers", type=int, metavar="N", default=2,
+                   help="threads that value a sampled dataset's positions (default 2; the same file with "
+                   "any N: the positions are dealt to two lanes, each valued alone, so at most 2 run at once)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="value a sampled dataset's lanes as tasks on this Dask "
+                   "scheduler (tcp://HOST:8786; docs/scale.md): the same file")
     p.set_defaults(run=cmd_data)
 
 
@@ -143,6 +148,27 @@ def _parse_train(sub, train_flags):
                    "when it exists (an interrupted run ends where it would have)")
     p.add_argument("--overwrite", action="store_true", help="start over a run whose results exist")
     p.set_defaults(run=cmd_train)
+
+
+def _parse_sweep(sub, train_flags):
+    p = sub.add_parser("sweep", help="recipes over several seeds, each run a task on Dask distributed "
+                       "(this machine's cores, or a cluster by --scheduler)")
+    p.add_argument("recipe", nargs="*", help="recipes of flipnet train (--list there names them)")
+    p.add_argument("--run", dest="commands", action="append", default=[], metavar="COMMAND",
+                   help="also any flipnet command with {seed} in it, e.g. \"arena nim --seed {seed} --out "
+                   "results/arena-seed{seed}.json\" (the files its --out, --results, --weights or -o name come "
+                   "back); repeat it for several")
+    p.add_argument("--seeds", required=True, metavar="SEEDS", help="seeds like 1-5, 1,3,7 or 1-3,9: each "
+                   "seed's run is written where `flipnet train RECIPE --seed S --out RECIPE-seedS` would")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://HOST:8786) whose workers "
+                   "run the tasks (default: worker processes on this machine, one per usable core)")
+    p.add_argument("--jobs", type=int, metavar="N", help="without --scheduler: worker processes here "
+                   "(default: the usable cores over the cores one run takes)")
+    p.add_argument("--overwrite", action="store_true", help="run again the seeds whose files exist")
+    if train_flags:
+        from flipnet.nn.training.config import add_flags
+        add_flags(p)
+    p.set_defaults(run=cmd_sweep)
 
 
 def _parse_train_nim(sub):
@@ -301,8 +327,8 @@ def _parse_endgame(sub):
 
 def _parse_bench(sub):
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
-    p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large "
-                   "(default: all but cram-large, which takes hours)")
+    p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large, "
+                   "cram-workers (default: all but cram-large and cram-workers, which take hours and minutes)")
     p.add_argument("--out", help="also write the timings as JSON")
     p.add_argument("--boards", metavar="RxC,...", help="time only these full boards of the Cram sections "
                    "(e.g. 5x8,4x11; default: all of them)")
@@ -372,7 +398,7 @@ def main(argv=None):
     word = argv[0] if argv and not argv[0].startswith("-") else None
     command = f"flipnet {word}" if word else "flipnet"
     try:
-        args = build_parser(train_flags=word == "train").parse_args(argv)
+        args = build_parser(train_flags=word in ("train", "sweep")).parse_args(argv)
         return args.run(args) or 0
     except Interrupted as exc:
         return _fail(command, exc, _stopped_status(), prefix="")
@@ -507,6 +533,8 @@ def cmd_value(args):
 
     if (args.position is None) == (args.file is None):
         raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
+    if args.workers is not None:
+        check_search_workers(args.workers, "--workers")
     if args.file is not None or args.position == "-":
         return _values_of_lines(args)
     result = _valued(args, args.position)
@@ -596,7 +624,10 @@ def cmd_data(args):
     from flipnet.datasets.sampled import resuming_note
 
     check_seed(args.seed)
+    check_search_workers(args.workers, "--workers")
     chosen = [dataset(args.only)] if args.only else TABLES
+    if args.scheduler is not None and not any(isinstance(spec, SampledDataset) for spec in chosen):
+        raise BadInput("--scheduler values a sampled dataset (--only flip6x6 or flip7x7); the tables take seconds here")
     if args.out_dir is None:  # flipnet's own directory: made with its parents, as results/ is
         args.out_dir = data_dir()
         args.out_dir.mkdir(parents=True, exist_ok=True)
@@ -607,7 +638,7 @@ def cmd_data(args):
         if isinstance(spec, SampledDataset) and (note := resuming_note(spec, spec.path(out_dir), args.seed)):
             print(note)
         with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
-            more = {"workers": args.workers} if isinstance(spec, SampledDataset) else {}
+            more = {"workers": args.workers, "scheduler": args.scheduler} if isinstance(spec, SampledDataset) else {}
             values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update, **more)
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
@@ -629,6 +660,46 @@ def cmd_train(args):
     print(f"{config.name}: {trained}valid error {results['valid_error']:.4%}, "
           f"test error {results['test_error']:.4%}, {results['seconds']:.0f} s")
     print(f"wrote {config.path('.json')} and {config.path('.npz')}")
+
+
+def cmd_sweep(args):
+    from flipnet.nn.training.config import given_settings
+    from flipnet.nn.training.sweep import command_runs, recipe_runs, run_sweeps, seed_list
+
+    if args.jobs is not None and not 1 <= args.jobs <= 1024:
+        raise BadInput(f"--jobs must be in 1..1024, got {args.jobs}")
+    if args.jobs is not None and args.scheduler is not None:
+        raise BadInput("--jobs sizes the workers of this machine; a --scheduler's cluster has its own")
+    settings, seeds = given_settings(args), seed_list(args.seeds)
+    if not args.recipe and not args.commands:
+        raise BadInput("name recipes (flipnet sweep conv1d fc1d --seeds 1-5) or give --run COMMAND")
+    if not args.recipe and set(settings) - {"recipe"}:
+        raise BadInput("training flags go with recipes; a --run command carries its own flags")
+    if "name" in settings and len(args.recipe) > 1:
+        raise BadInput("--out names the runs of one recipe; several recipes keep their own names")
+    runs = [run for recipe in args.recipe for run in recipe_runs(recipe, settings, seeds)]
+    for command in args.commands:
+        more = command_runs(command, seeds)
+        _check_command(command, more[0].argv)
+        runs += more
+    failed = run_sweeps(runs, args.scheduler, args.jobs, args.overwrite)
+    for name, error in failed.items():
+        print(f"flipnet sweep: {name}: {error}", file=sys.stderr)
+    print(f"{len(runs) - len(failed)} of {len(runs)} runs done" + (f", {len(failed)} failed" if failed else ""))
+    return 1 if failed else 0
+
+
+def _check_command(text, argv):
+    """Refuse, before any task, a --run command flipnet would refuse (its usage error)."""
+    import io
+
+    told = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(told):
+            build_parser(train_flags=argv[0] in ("train", "sweep")).parse_args(argv)
+    except SystemExit:
+        said = told.getvalue().strip().splitlines()
+        raise BadInput(f"--run {text!r}: {said[-1] if said else 'not a flipnet command'}") from None
 
 
 def cmd_evaluate(args):

@@ -45,20 +45,23 @@ def test_value_json(capsys):
 
 
 @pytest.mark.slow
-def test_value_with_two_workers_prints_what_one_worker_prints(capsys):
-    """Two workers by default on a machine of two cores or more."""
+def test_value_with_any_number_of_workers_prints_what_one_worker_prints(capsys):
+    """By default as many workers as the process has usable cores."""
+    from flipnet.base.cores import usable_cores
     from flipnet.solve.position import solver
 
     board = "111111/111111/111011/111111"  # one component of 23 cells: searched, not in a table
     try:
-        outputs = [run(capsys, "value", "flip", board, "--workers", str(workers)) for workers in (1, 2)]
-        assert solver().workers == 2
+        outputs = []
+        for workers in (1, 2, 3, 4):
+            outputs.append(run(capsys, "value", "flip", board, "--workers", str(workers)))
+            assert solver().workers == workers
         solver().use_workers(1)
         outputs.append(run(capsys, "value", "flip", board))
-        assert solver().workers == min(2, os.cpu_count())
+        assert solver().workers == usable_cores()
     finally:
         solver().use_workers(1)
-    assert outputs[0] == outputs[1] == outputs[2] and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
+    assert all(out == outputs[0] for out in outputs) and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
 
 
 def test_value_of_a_long_row(capsys):
@@ -75,7 +78,9 @@ def test_value_of_a_long_row(capsys):
     (["value", "flip", "111/11"], "row 2 has 2 cells but row 1 has 3"),
     (["value", "nim", "1,-2"], "heap 2 is negative"),
     (["value", "halfnim", "zero"], "not 'zero'"),
-    (["value", "flip", "1111", "--workers", "3"], "argument --workers: invalid choice: 3 (choose from 1, 2)"),
+    (["value", "flip", "1111", "--workers", "0"], "--workers must be a whole number in 1..256"),
+    (["data", "--only", "flip6x6", "--workers", "257"], "--workers must be a whole number in 1..256"),
+    (["data", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler values a sampled dataset"),
     (["value", "halfnim", "10", "--misere"], "halfnim takes no misere/normal option (its options: none)"),
     (["value", "nim", "1,2", "--max-take", "2"], "nim takes no max-take option (its options: heaps, misere/normal)"),
     (["solve", "flip", "--shape", "2x2", "--max-take", "2"], "flip takes no max-take option"),

@@ -132,8 +132,11 @@ def test_every_measured_row_names_the_runs_its_rule_asks_for():
         target = c["seeds"]["command"].split()[-1]  # -B: every command, whatever results/ holds
         dry = subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True)
         assert dry.returncode == 0, dry.stderr
-        for seed in c["seeds"]["seeds"]:  # each run of the row, under its seed
-            assert f"--seed {seed} " in dry.stdout and c["seeds"]["runs"].format(seed=seed)[:-5] in dry.stdout
+        swept = [range(int(a), int(b) + 1) for a, b in re.findall(r"--seeds (\d+)-(\d+)", dry.stdout)]
+        for seed in c["seeds"]["seeds"]:  # each run of the row, under its seed: a command, or a sweep's task
+            alone = f"--seed {seed} " in dry.stdout and c["seeds"]["runs"].format(seed=seed)[:-5] in dry.stdout
+            in_sweep = any(seed in seeds for seeds in swept) and c["seeds"]["runs"][:-5] in dry.stdout
+            assert alone or in_sweep, (name, seed)
 
 
 def test_a_speed_is_faster_or_slower_with_its_ratio():

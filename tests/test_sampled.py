@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from cli_cases import environment
 
+from flipnet.base.errors import Interrupted
 from flipnet.datasets import sampled
 from flipnet.datasets.sampled import SampledDataset, make_sample, partial_path, read, resuming_note
 from flipnet.solve.cram import CramSolver
@@ -131,3 +132,50 @@ def test_a_partial_file_unreadable_or_not_of_this_draw_is_not_used(tmp_path):
     sampled._keep_partial(SPEC, path, {0.4: (np.zeros(3, np.int64), 0, 1.0)})
     make_sample(SPEC, path, small_solver())
     assert np.array_equal(read(path).values, whole.values)
+
+
+@pytest.mark.slow
+def test_a_lane_valued_as_a_task_gives_what_the_solver_gives_over_a_budget():
+    """A task values a lane as the solver does (an empty table of the solver's size, its
+    rules): the same values and the same positions over the budget."""
+    rng = np.random.default_rng(5)
+    states = np.unique((rng.random((300, 36)) < 0.6) @ (np.uint64(1) << np.arange(36, dtype=np.uint64)))
+    solver = small_solver(2)
+    here = solver.values_of_sample(states, 6, 6, 40)
+    lanes = [sampled.value_lane(states[lane::2], 6, 6, 40, sampled.lane_settings(solver))[0] for lane in (0, 1)]
+    assert np.array_equal(here[0::2], lanes[0]) and np.array_equal(here[1::2], lanes[1])
+    assert (here < 0).any()
+
+
+class StopsAtTheSecondDensity:
+    """A solver that values the first density and is interrupted at the second."""
+
+    def __init__(self, solver):
+        self.solver, self.asked = solver, 0
+
+    def values_of_sample(self, *args):
+        self.asked += 1
+        if self.asked == 2:
+            raise Interrupted("interrupted")
+        return self.solver.values_of_sample(*args)
+
+
+@pytest.mark.slow
+def test_a_sample_valued_on_a_dask_cluster_is_the_same_file_and_goes_on_from_a_partial(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    here = tmp_path / "here.h5"
+    make_sample(SPEC, here, small_solver())
+    kept = tmp_path / "kept.h5"
+    with pytest.raises(Interrupted):
+        make_sample(SPEC, kept, StopsAtTheSecondDensity(small_solver()))
+    assert list(sampled.valued_before(SPEC, kept)) == [0.4]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        there = tmp_path / "there.h5"
+        make_sample(SPEC, there, small_solver(), scheduler=cluster.scheduler_address)
+        assert there.read_bytes() == here.read_bytes()
+        told = []  # the kept density is told at once, then the other one's two lanes as they come
+        make_sample(SPEC, kept, small_solver(), progress=told.append, scheduler=cluster.scheduler_address)
+    assert kept.read_bytes() == here.read_bytes() and not partial_path(kept).exists()
+    drawn = [sampled.draw(SPEC, d, rng) for rng in [np.random.default_rng(SPEC.seed)] for d in SPEC.densities]
+    assert told == [drawn[0].size, drawn[1][0::2].size, drawn[1][1::2].size] or \
+        told == [drawn[0].size, drawn[1][1::2].size, drawn[1][0::2].size]

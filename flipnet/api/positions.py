@@ -6,6 +6,7 @@ import numpy as np
 from flipnet import games
 from flipnet.api import arguments
 from flipnet.api.arguments import BOARD_GAMES
+from flipnet.base.cores import MAX_SEARCH_WORKERS, usable_cores
 from flipnet.base.errors import BadInput, BadType, brief
 from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, by_recursion, searched, time_limit,
                                     use_workers, value_of)
@@ -23,7 +24,8 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     `timeout`: seconds for the whole question (a large flip board is searched), else
     `TimeoutError`. `moves`: True gives the winning moves, "all" every legal move with
     the value of the position it leaves (best first), False none (one search less).
-    `workers`: 1 or 2 threads searching a flip board (default: 2 where there are two cores).
+    `workers`: threads searching a flip board together (default: every core the process
+    may use, `base/cores.py`; the same answer with any number).
     `max_take`: grid Nim's most stones a move takes (3). A flip position whose components
     have at most 20 cells is valued by a plain recursion, at once; a larger one by the
     compiled search, which a new install compiles the first time (about 40 s, once).
@@ -46,7 +48,7 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     """
     game, misere = arguments.game_name(game), arguments.misere_rule(misere)
     timeout, moves = arguments.seconds(timeout), arguments.moves_wanted(moves)
-    workers = arguments.whole("workers", workers, 1, 2)
+    workers = arguments.whole("workers", workers, 1, MAX_SEARCH_WORKERS)
     max_take = arguments.whole("max_take", max_take, 1)
     text = _text(position, game)
     board = _game(game, text, misere, max_take)
@@ -160,11 +162,7 @@ def _game(game, text, misere, max_take=None):
 
 
 def _workers(board, workers):
-    if workers is None:
-        import os
-
-        workers = min(2, os.cpu_count() or 1)
-    use_workers(board, workers)
+    use_workers(board, usable_cores() if workers is None else workers)
 
 
 def _limited(board, timeout):

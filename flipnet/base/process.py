@@ -7,6 +7,9 @@ flipnet as a library sets none of it (the host program's process is its own).
   started as `flipnet train` ended with other figures than under make, which sets the same.
 - Large freed arrays kept in the heap for the next training step (base/heap.py), unless
   FLIPNET_HEAP=system.
+- With FLIPNET_DIE_WITH_PARENT=PID (a sweep's task sets it), a SIGTERM, a clean stop, when
+  the process that started it ends, even killed (Linux): a task's training never outlives
+  the worker that ran it.
 """
 
 import os
@@ -19,3 +22,19 @@ def set_up_command():
         from flipnet.base.heap import keep_freed_memory
 
         keep_freed_memory()
+    if os.environ.get("FLIPNET_DIE_WITH_PARENT"):
+        _die_with_parent(os.environ.pop("FLIPNET_DIE_WITH_PARENT"))
+
+
+def _die_with_parent(parent):
+    """SIGTERM this process when its parent ends; at once if it already has."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: Linux only
+    except (OSError, AttributeError):
+        return
+    if str(os.getppid()) != parent:  # it ended before the call above
+        os.kill(os.getpid(), signal.SIGTERM)

@@ -73,14 +73,15 @@ class SampledDataset:
         """The same protocol drawn with another seed (None: its own)."""
         return self if seed is None else dataclasses.replace(self, seed=seed)
 
-    def build(self, path, seed=None, progress=None, workers=1):
+    def build(self, path, seed=None, progress=None, workers=1, scheduler=None):
         """Draw, value and write the sample (with another seed if given), its positions
-        valued by 1 or 2 workers (the same file): (values, seconds)."""
+        valued by `workers` threads, at most two at once, or as tasks on the Dask scheduler
+        at `scheduler` (the same file every way): (values, seconds)."""
         from flipnet.solve.cram import solver
 
         valuer = solver()
         valuer.use_workers(workers)
-        sample, seconds = make_sample(self.seeded(seed), path, valuer, progress)
+        sample, seconds = make_sample(self.seeded(seed), path, valuer, progress, scheduler)
         return sample.values, seconds
 
 
@@ -107,30 +108,38 @@ def draw(spec, density, rng):
     return states[np.sort(first)]
 
 
-def make_sample(spec, path, solver, progress=None):
+def make_sample(spec, path, solver, progress=None, scheduler=None):
     """Draw, value and write the sampled dataset; (sample, seconds of solving).
-    `progress(n)` hears of every n more positions valued (or found valued before)."""
+    `progress(n)` hears of every n more positions valued (or found valued before). With
+    `scheduler` (a Dask scheduler's address), each density's lanes are valued as tasks
+    there (`_value_on_cluster`): the same file, byte for byte."""
     rng = np.random.default_rng(spec.seed)
     kept = valued_before(spec, path)
+    drawn = {d: draw(spec, d, rng) for d in spec.densities}  # all drawn, so the generator goes on the same
+    for d in list(kept):
+        if kept[d][0].shape != drawn[d].shape:  # not this draw's: valued again
+            del kept[d]
+    if progress and kept:
+        progress(sum(drawn[d].size for d in kept))
+    todo = [d for d in spec.densities if d not in kept]
+    try:
+        if scheduler is not None and todo:
+            _value_on_cluster(spec, path, drawn, todo, kept, solver, progress, scheduler)
+        for d in todo:
+            if d not in kept:
+                kept[d] = _value(spec, drawn[d], solver, progress)
+                _keep_partial(spec, path, kept)
+    except Interrupted as exc:
+        valued = [d for d in spec.densities if d in kept]
+        where = (f"density {', '.join(f'{k:g}' for k in valued)} valued and kept in {partial_path(path)}"
+                 if valued else "no density was valued yet")
+        stopped = next(d for d in spec.densities if d not in kept)
+        raise Interrupted(f"{exc} at density {stopped:g}; {where}: the same command goes on from there") from None
     states, values, density, dropped, seconds = [], [], [], [], []
     for d in spec.densities:
-        drawn = draw(spec, d, rng)  # drawn every time, so the generator goes on the same
-        if d in kept and kept[d][0].shape == drawn.shape:  # else not this draw's: value it again
-            valued, lost, took = kept[d]
-            if progress:
-                progress(drawn.size)
-        else:
-            try:
-                valued, lost, took = _value(spec, drawn, solver, progress)
-            except Interrupted as exc:
-                where = (f"density {', '.join(f'{k:g}' for k in kept)} valued and kept in "
-                         f"{partial_path(path)}" if kept else "no density was valued yet")
-                raise Interrupted(f"{exc} at density {d:g}; {where}: the same command goes on "
-                                  f"from there") from None
-            kept[d] = (valued, lost, took)
-            _keep_partial(spec, path, kept)
+        valued, lost, took = kept[d]
         keep = valued >= 0
-        states.append(drawn[keep])
+        states.append(drawn[d][keep])
         values.append(valued[keep].astype(np.uint8))
         density.append(np.full(int(keep.sum()), d, np.float32))
         dropped.append(lost)
@@ -143,6 +152,63 @@ def make_sample(spec, path, solver, progress=None):
     write(path, sample)
     partial_path(path).unlink(missing_ok=True)
     return sample, sum(seconds)
+
+
+def _value_on_cluster(spec, path, drawn, todo, kept, solver, progress, scheduler):
+    """Value the densities `todo` as tasks on the Dask scheduler at `scheduler`: each
+    density's lanes (`CramSolver.values_of_sample`) a task each, valued as a lane is here
+    (an empty table of the solver's size, no database), so the values, and the positions
+    over the budget, are the ones this machine finds. A density is kept (`_keep_partial`)
+    as soon as its lanes are in."""
+    from flipnet.base.cluster import connected, run_tasks
+    from flipnet.solve.cram import SAMPLE_LANES, check_nimbers
+
+    lanes, settings = SAMPLE_LANES, lane_settings(solver)
+    tasks = [((d, lane), (drawn[d][lane::lanes], spec.rows, spec.cols, spec.budget, settings))
+             for d in todo for lane in range(lanes)]
+    got = {}
+
+    def done(key, result):
+        d, lane = key
+        got.setdefault(d, {})[lane] = result
+        if progress:
+            progress(result[0].size)
+        if len(got[d]) == lanes:
+            valued = np.zeros(drawn[d].size, np.int64)
+            for k, (values, _) in got[d].items():
+                valued[k::lanes] = values
+            check_nimbers(valued, np.bitwise_count(drawn[d]), allow_unknown=True)
+            kept[d] = (valued, int((valued < 0).sum()), max(took for _, took in got[d].values()))
+            _keep_partial(spec, path, kept)
+
+    with connected(scheduler) as client:
+        failed = run_tasks(client, value_lane, tasks, "lane", done)
+    if failed:
+        (d, lane), error = next(iter(failed.items()))
+        raise FlipnetError(f"density {d:g}, lane {lane}: {error} ({len(failed)} of {len(tasks)} lanes failed; "
+                           f"the densities valued are kept)")
+
+
+def lane_settings(solver):
+    """What a lane's values depend on besides its positions: the solver's table size,
+    mirror rule and sets."""
+    from flipnet.solve.cram import search
+
+    return {"tt_log": solver.tt_log, "mirror": bool(solver.control[search.MIRROR]),
+            "sets": int(solver.control[search.SETS])}
+
+
+def value_lane(masks, rows, cols, budget, settings):
+    """A task: one lane's values (-1 over the budget) and its seconds."""
+    from flipnet.solve.cram import CramSolver, search
+
+    solver = CramSolver(progress=False, tt_log=settings["tt_log"], mirror=settings["mirror"])
+    solver.control[search.SETS] = settings["sets"]
+    out, stats = np.zeros(masks.size, np.int64), np.zeros(8, np.int64)
+    start = time.perf_counter()
+    if not solver.value_lane(masks, rows, cols, budget, out, solver.lane_controls(), stats):
+        raise RuntimeError("the lane's search was stopped")
+    return out, time.perf_counter() - start
 
 
 def _value(spec, drawn, solver, progress):

@@ -512,6 +512,33 @@ def bench_cram_large():
     _cram_boards(CRAM_LARGE, limit=LARGE_LIMIT)
 
 
+CRAM_WORKERS = [(5, 8, 1, None), (4, 11, 1, None), (6, 7, 5, None)]  # boards timed with 1, 2, 3, ... workers
+
+
+@section("cram-workers", long=True)
+def bench_cram_workers():
+    from flipnet.base.cores import usable_cores
+    from flipnet.solve.cram.endgame import BOX_SETS
+
+    cores = usable_cores()
+    counts = list(range(1, max(4, cores) + 1))
+    print(f"\n== one search on N workers (threads sharing one table), each command in a fresh process "
+          f"(at most {LIMIT or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
+          f"{cores} cores")
+    _cram_prepare(BOX_SETS[30])
+    print(f"{'board':<7} {'nimber':>6} " + " ".join(f"{f'N={n} s':>9} {f'N={n} positions':>16}" for n in counts))
+    for rows, cols, published, _ in _chosen(CRAM_WORKERS):
+        label = board_label(rows, cols)
+        runs = {n: _flipnet_board(rows, cols, True, n, LIMIT or LARGE_LIMIT) for n in counts}
+        for n, r in runs.items():
+            assert not r or r["value"] == published, f"{label}, {n} workers: {r['value']} is not {published}"
+        cells = " ".join(f"{r['seconds']:>9.2f} {r['positions']:>16,}" if r else f"{'over':>9} {'-':>16}"
+                         for r in runs.values())
+        print(f"{label:<7} {published:>6} {cells}", flush=True)
+        MEASURED[f"cram workers {label}"] = {"reference": "flipnet, 1 worker", "published": published,
+                                             "cores": cores, **{f"workers_{n}": r for n, r in runs.items()}}
+
+
 _SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"
 
 
@@ -551,7 +578,7 @@ def run(only=None, out=None, boards=None, igsolve=None, limit=None):
         raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
     BOARDS = None
     if boards is not None:
-        known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE]
+        known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE + CRAM_WORKERS]
         BOARDS = {b.strip() for b in boards.split(",") if b.strip()}
         strange = sorted(BOARDS - set(known))
         if strange or not BOARDS:

@@ -218,7 +218,7 @@ def searched(game):
 
 
 def use_workers(game, workers):
-    """Search this game's positions with 1 or 2 workers (`CramSolver.use_workers`)."""
+    """Search this game's positions with `workers` threads (`CramSolver.use_workers`)."""
     if searched(game):
         if _search_loaded():
             solver().use_workers(workers)

@@ -14,7 +14,8 @@ import threading
 
 import numpy as np
 
-from flipnet.base.errors import BadInput, Cancelled, FlipnetError, Interrupted, TimedOut
+from flipnet.base.cores import check_search_workers, usable_cores
+from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
@@ -89,8 +90,8 @@ class CramSolver:
     `tt_log`: log2 of the transposition table's entries (2^26: 1.1 GB, in pages as used); `mirror`: use
     the mirror strategy's zeros; `timeout`: seconds per call (None: no limit); `auto_endgame`: load
     the database when a component of ENDGAME_FROM cells comes; `grow_table`: take a larger table
-    when a larger component comes (`table_log`); `workers`: 2 to search each component
-    with two threads sharing the table, each leaving aside for later what the other is
+    when a larger component comes (`table_log`); `workers`: threads that search each
+    component together, sharing the table, each leaving aside for later what another is
     searching (the values are the same; only the time depends on the threads' race).
     """
 
@@ -109,7 +110,7 @@ class CramSolver:
         self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
-        self.paths = search.paths()
+        self.paths = search.paths(workers)
         self._busy = threading.Lock()  # held while a kernel runs
         self.supervisor = Supervisor(timeout, progress)
         self.use_workers(workers)
@@ -210,7 +211,7 @@ class CramSolver:
             out = np.zeros(len(searched), np.int64)
             self._run(search.nimbers_of, bits, hs, ws, out)
             values[searched] = out
-            _check_nimbers(out, np.bitwise_count(bits))
+            check_nimbers(out, np.bitwise_count(bits))
         return values
 
     def _prepare_for(self, parts):
@@ -241,7 +242,7 @@ class CramSolver:
         masks = _batch(states, rows, cols)
         out = np.zeros(masks.size, np.int64)
         self._run(search.values_of_positions, masks, rows, cols, budget, out, watch=progress)
-        _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
+        check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
         return out
 
     def values_of_sample(self, states, rows, cols, budget=0, progress=None, lanes=SAMPLE_LANES):
@@ -254,34 +255,49 @@ class CramSolver:
         masks = _batch(states, rows, cols)
         dealt = [np.ascontiguousarray(masks[lane::lanes]) for lane in range(lanes)]  # every lanes-th, in turn
         outs = [np.zeros(part.size, np.int64) for part in dealt]
-        empty = Endgame.empty()
-        controls = [search.controls(self.control[search.MIRROR]) for _ in range(self.workers)]
-        stats = [np.zeros(8, np.int64) for _ in range(self.workers)]
+        threads = min(self.workers, lanes)
+        controls = [self.lane_controls() for _ in range(threads)]
+        stats = [np.zeros(8, np.int64) for _ in range(threads)]
         finished = []
 
         def job(worker):
             def run():
                 control, buffers, paths = controls[worker], search.scratch(), search.paths()
-                control[search.SETS] = self.control[search.SETS]
-                for lane in range(worker, lanes, self.workers):  # a fresh table for each lane
-                    table = zeroed_table(1 << self.tt_log, 2)
-                    ctx = self._context(empty, table, self.tt_log, control, stats[worker], buffers, paths, 0)
-                    if not search.values_of_positions(dealt[lane], rows, cols, budget, outs[lane], ctx):
+                for lane in range(worker, lanes, threads):
+                    if not self.value_lane(dealt[lane], rows, cols, budget, outs[lane], control, stats[worker],
+                                           buffers, paths):
                         return
                     finished.append(lane)
             return run
 
         with self._busy:
             self.supervisor.wait_for_left()
-            self.supervisor.run([job(w) for w in range(self.workers)], controls, stats, progress)
+            self.supervisor.run([job(w) for w in range(threads)], controls, stats, progress)
         if len(finished) < lanes or any(c[search.STOP] in (search.INTERRUPTED, search.CANCELLED) for c in controls):  # asked to stop as it ended
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
                                 sum(int(s[search.NODES]) for s in stats))
         out = np.zeros(masks.size, np.int64)
         for lane, values in enumerate(outs):
             out[lane::lanes] = values
-        _check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
+        check_nimbers(out, np.bitwise_count(masks), allow_unknown=True)
         return out
+
+    def lane_controls(self):
+        """The control words of a lane's search: this solver's mirror rule and sets."""
+        control = search.controls(self.control[search.MIRROR])
+        control[search.SETS] = self.control[search.SETS]
+        return control
+
+    def value_lane(self, masks, rows, cols, budget, out, control, stats, buffers=None, paths=None):
+        """One lane of a sample (`values_of_sample`) valued into `out` from an empty table
+        of 2^tt_log entries and no endgame database, in the calling thread: the values,
+        and which positions pass the budget, depend on the lane alone (a task on another
+        machine gives the same). False if stopped (control[STOP])."""
+        table = zeroed_table(1 << self.tt_log, 2)
+        buffers = search.scratch() if buffers is None else buffers
+        ctx = self._context(Endgame.empty(), table, self.tt_log, control, stats, buffers,
+                            search.paths() if paths is None else paths, 0)
+        return search.values_of_positions(np.ascontiguousarray(masks, np.uint64), rows, cols, budget, out, ctx)
 
     def winning_moves(self, cells):
         """(value, dominoes after which the position's value is 0), dominoes as cell pairs."""
@@ -351,13 +367,15 @@ class CramSolver:
                 return
 
     def use_workers(self, workers):
-        """Search each component with 1 or 2 workers from the next call on."""
-        if workers not in (1, 2):
-            raise BadInput(f"the Cram search takes 1 or 2 workers, got {workers}")
+        """Search each component with `workers` threads from the next call on (1 to
+        MAX_WORKERS; more than the usable cores only take turns on them)."""
+        check_search_workers(workers)
         with self._busy:
             self.supervisor.wait_for_left()
             self.workers = workers
-            self.control[search.SHARED] = int(workers == 2)
+            self.control[search.SHARED] = int(workers > 1)
+            if self.paths.shape[0] < workers:
+                self.paths = search.paths(workers)
             while len(self._worker_stats) < workers:
                 self._worker_stats.append(np.zeros(8, np.int64))
                 self._worker_scratch.append(search.scratch())
@@ -374,11 +392,13 @@ class CramSolver:
             self._run_alone(kernel, *args, watch=watch)
 
     def _calls(self, kernel, args):
-        """(arguments, context) of each worker's call: with two, on a question's components
-        (not on a batch of positions), the second writes its answers to an array of its own."""
+        """(arguments, context) of each worker's call: with several, on a question's
+        components (not on a batch of positions), each but the first writes its answers to
+        an array of its own."""
         if self.workers == 1 or kernel not in (search.nimbers_of, search.moves_to):
             return [(args, self.ctx_of(0))]
-        return [(args, self.ctx_of(0)), ((*args[:-1], np.empty_like(args[-1])), self.ctx_of(1))]
+        return [(args, self.ctx_of(0))] + [((*args[:-1], np.empty_like(args[-1])), self.ctx_of(k))
+                                           for k in range(1, self.workers)]
 
     def _run_alone(self, kernel, *args, watch=None):
         calls = self._calls(kernel, args)
@@ -392,14 +412,14 @@ class CramSolver:
                         if not answered:
                             answered.append(k)
                             if len(calls) > 1:
-                                self.control[search.STOP] = search.ANSWERED  # the other one stops
+                                self.control[search.STOP] = search.ANSWERED  # the others stop
             return run
 
         nodes_before = int(self.counts()[search.NODES])
         self.supervisor.run([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
                             settled=lambda: bool(answered), compiling=lambda: _compiling(kernel))
         if answered:
-            if answered[0]:  # the second worker's answers
+            if answered[0]:  # another worker's answers
                 args[-1][...] = calls[answered[0]][0][-1]
             self.control[search.STOP] = 0
             return
@@ -437,7 +457,7 @@ def _batch(states, rows, cols):
     return np.asarray(states, dtype=np.uint64)
 
 
-def _check_nimbers(values, cells, allow_unknown=False):
+def check_nimbers(values, cells, allow_unknown=False):
     """Refuse a nimber that no position of that many cells has: a game of n cells lasts at
     most n // 2 moves, so its nimber, and the XOR of its components', stays below
     2^bit_length(n // 2). Only a damaged database or a fault could give one."""
@@ -458,14 +478,15 @@ def solver():
     """The process's solver: one transposition table for every question it is asked
     (the optimal player asks one per move; a dataset, one per position). It takes the
     endgame database when a component of 30 cells or more comes, unless FLIPNET_ENDGAME=off,
-    and a table sized to the largest component it has been asked about (`table_log`).
+    and a table sized to the largest component it has been asked about (`table_log`),
+    searched by as many threads as the process has cores (`base/cores.py`).
     FLIPNET_MIRROR=off leaves out the mirror strategy's zeros (for timing the search of an
     even board, which the rule answers at once)."""
     import os
 
     if "solver" not in _SHARED:
         _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
-                                       grow_table=True, tt_log=MIN_TABLE_LOG,
+                                       grow_table=True, tt_log=MIN_TABLE_LOG, workers=usable_cores(),
                                        mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off")
     return _SHARED["solver"]
 

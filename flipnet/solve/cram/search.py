@@ -32,9 +32,10 @@ locates the parts of its options a batch at a time, nearest the centre first, pr
 the table's and the database's lines, and reads each batch after, so the cache misses
 overlap (`memory.prefetch`) and a question that an option settles locates no further.
 
-Two workers may ask one question together (`control[SHARED]`): each has its own counters
-and buffers and publishes the component it asks at each depth (`paths`); near the root, a
-worker leaves for a second sweep the options the other one is searching. They share the
+Several workers may ask one question together (`control[SHARED]`): each has its own
+counters and buffers and publishes the component it asks at each depth (`paths`); near the
+root, a worker leaves for a second sweep the options another one is searching, so N workers
+spread over the first N options not yet answered and meet again in the table. They share the
 table, whose entries are checked so that a slot torn by two writers reads as absent.
 """
 
@@ -63,24 +64,24 @@ MAX_PARTS = 8  # components one move can leave of one component (at most six cel
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
 OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
-# control[]: what the caller asks; SHARED: two workers search one question together; SETS:
+# control[]: what the caller asks; SHARED: several workers search one question together; SETS:
 # a question whose largest value wanted is at most this one is asked by sets
 STOP, NODE_LIMIT, MIRROR, SHARED, SETS = 0, 1, 2, 3, 4
 # control[STOP]: 0 while the search goes on; else why it stops (any of these stops it)
 INTERRUPTED = 1  # Ctrl-C, or a worker that failed
 OVER_BUDGET = 2  # the search passed control[NODE_LIMIT] (the kernel sets it itself)
 OUT_OF_TIME = 3  # a time limit passed
-ANSWERED = 4  # the other worker has answered the question
+ANSWERED = 4  # another worker has answered the question
 CANCELLED = 5  # the caller no longer needs the answer (`CramSolver.cancel`)
-DEFER_ABOVE = 16  # depths at which a worker leaves for later an option the other one is searching
+DEFER_ABOVE = 16  # depths at which a worker leaves for later an option another one is searching
 SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
 # What a kernel is handed: what the workers of a question share (the endgame database's
 # `db` and `boxes`, the Kayles values, the table of 2^log_capacity entries, the controls)
-# and what is one worker's own (its counters, its scratch arenas, the `path` rows both
-# workers write, `worker`: which of the two it is).
+# and what is one worker's own (its counters, its scratch arenas, the `path` rows every
+# worker writes, `worker`: which row is its own).
 SearchContext = namedtuple("SearchContext", "db boxes kayles table log_capacity control stats scratch_u "
                                             "scratch_i path worker")
 
@@ -290,10 +291,10 @@ def scratch():
     return np.zeros((LEVELS, U_WORDS), np.uint64), np.zeros((LEVELS, I_WORDS), np.int64)
 
 
-def paths():
-    """Where each of two workers is: path[w, d] the (key bits, shape) it asks at depth d,
+def paths(workers=2):
+    """Where each worker is: path[w, d] the (key bits, shape) it asks at depth d,
     path[w, LEVELS, 0] its depth now. Shared by the workers of one question."""
-    return np.zeros((2, LEVELS + 1, 2), np.uint64)
+    return np.zeros((max(workers, 2), LEVELS + 1, 2), np.uint64)
 
 
 @njit(cache=True, inline="always")
@@ -304,15 +305,17 @@ def _enter(bits, shape, ctx, depth):
 
 
 @njit(cache=True)
-def _searched_by_the_other(bits, shape, ctx):
-    """Whether the other worker is searching this component now (or was, a moment ago:
+def _searched_by_another(bits, shape, ctx):
+    """Whether another worker is searching this component now (or was, a moment ago:
     then its answer is in the table)."""
     path, me = ctx.path, ctx.worker
-    other = 1 - me
-    deepest = min(np.int64(path[other, LEVELS, 0]), DEFER_ABOVE + 1)
-    for d in range(1, deepest + 1):
-        if path[other, d, 0] == bits and path[other, d, 1] == np.uint64(shape):
-            return True
+    for other in range(path.shape[0]):
+        if other == me:
+            continue
+        deepest = min(np.int64(path[other, LEVELS, 0]), DEFER_ABOVE + 1)
+        for d in range(1, deepest + 1):
+            if path[other, d, 0] == bits and path[other, d, 1] == np.uint64(shape):
+                return True
     return False
 
 
@@ -558,13 +561,13 @@ def query(bits, shape, wanted, ctx, depth):
 @njit(cache=True, inline="always")
 def _aside(i, sweep, sweeps, aside, opt_bits, opt_shape, ctx):
     """(whether to pass option i in this sweep, the options left aside: 0-63, 64-127). With
-    two sweeps (two workers), the first leaves aside the options the other worker is
+    two sweeps (several workers), the first leaves aside the options another worker is
     searching, and the second asks only them, by then often answered in the table."""
     low, high = aside
     bit = np.uint64(1) << np.uint64(i & 63)
     if sweep == 1:
         return not (high if i >= 64 else low) & bit, aside
-    if sweeps == 2 and _searched_by_the_other(opt_bits[i, 0], opt_shape[i, 0], ctx):
+    if sweeps == 2 and _searched_by_another(opt_bits[i, 0], opt_shape[i, 0], ctx):
         return True, ((low, high | bit) if i >= 64 else (low | bit, high))
     return False, aside
 
@@ -641,7 +644,7 @@ def _by_values(excluded, top, used, options, sweeps, ctx, depth):
 def _first_with(v, used, options, sweeps, ctx, depth):
     """Ask the unused options (in `order`) whether they have nimber v, until one has: v
     then, or another value an option told; NOT_IN_SET if none has v; ABORT if stopped. An
-    option that answers with its value is used. Two sweeps with two workers (`_aside`)."""
+    option that answers with its value is used. Two sweeps with several workers (`_aside`)."""
     count, pending, order, opt_x, opt_n, opt_bits, opt_shape = options
     aside = (np.uint64(0), np.uint64(0))
     for sweep in range(sweeps):

@@ -1,0 +1,133 @@
+"""Tasks on Dask distributed: this machine's cores, or any Dask cluster by its address.
+
+Dask is an optional extra (`pip install "flipnet[distributed]"`), imported here only.
+Without an address the tasks run on an embedded `LocalCluster` of worker processes sized
+to the cores this process may use (`base/cores.py`); with one, on the scheduler there
+(`dask scheduler` and `dask worker`, dask-jobqueue on Slurm, PBS or SGE, Kubernetes, SSH:
+docs/scale.md). A worker that dies in the middle of a task has the task run again
+elsewhere: that is the scheduler's own; a task here is a plain function call whose result
+comes back to this process.
+
+`run_tasks` shows a bar of tasks done, running and left; a task that fails is reported in
+one line and the others go on; Ctrl-C (or SIGTERM under the `flipnet` command) cancels the
+tasks not finished, which a running task sees (`cancelled`, polled by the task), keeping
+the results already handed on.
+"""
+
+import contextlib
+import logging
+import os
+import uuid
+
+from flipnet.base.errors import FlipnetError, Interrupted
+
+# a scheduler that does not answer within this is reported, not waited for (FLIPNET_CONNECT_SECONDS)
+CONNECT_SECONDS = float(os.environ.get("FLIPNET_CONNECT_SECONDS", 10))
+INSTALL = 'pip install "flipnet[distributed]"'
+
+
+def distributed():
+    """The `distributed` module, or a one-line error saying how to install it."""
+    try:
+        import distributed as dask_distributed
+    except ImportError:
+        raise FlipnetError(f"this needs Dask distributed, an optional extra: {INSTALL}") from None
+    return dask_distributed
+
+
+@contextlib.contextmanager
+def connected(scheduler=None, workers=None, threads_per_task=1):
+    """A Dask client: to the scheduler at `scheduler` (an address such as
+    tcp://10.0.0.5:8786), else to a `LocalCluster` of `workers` processes (default: the
+    usable cores over `threads_per_task`), one task at a time each. Closed on leaving,
+    and the local cluster with it (its workers and their tasks' processes end)."""
+    dask_distributed = distributed()
+    for name in ("distributed", "tornado"):  # a dying worker is the engine's business: one line is ours
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    if scheduler is not None:
+        _check_address(scheduler)
+        try:
+            client = dask_distributed.Client(scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            why = "" if reason.startswith("Timed out") else f" ({reason})"
+            raise FlipnetError(f"no Dask scheduler answers at {scheduler} within {CONNECT_SECONDS:g} s{why}") from None
+        with client:
+            yield client
+        return
+    from flipnet.base.cores import usable_cores
+
+    count = workers or max(1, usable_cores() // max(1, threads_per_task))
+    cluster = dask_distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", silence_logs=logging.CRITICAL)
+    with cluster, dask_distributed.Client(cluster) as client:
+        yield client
+
+
+def _check_address(address):
+    """Refuse an address the engine cannot read, before a client is made of it (a client
+    that failed on one waits 20 s as it is collected)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as exc:
+        raise FlipnetError(f"--scheduler {address}: not an address of a Dask scheduler ({exc}); "
+                           f"give one like tcp://HOST:8786") from None
+
+
+def cancelled():
+    """Inside a task: whether the client that submitted it no longer wants it (it
+    cancelled it, or went away), read from the worker's own state, no client needed."""
+    worker = distributed().get_worker()
+    task = worker.state.tasks.get(worker.get_current_task())
+    return task is None or task.state in ("cancelled", "released", "forgotten")
+
+
+def run_tasks(client, fn, tasks, label, on_done, progress=None):
+    """Run fn(*args) for each (key, args) of `tasks` on `client`, calling on_done(key,
+    result) here as each finishes. Returns {key: one-line error} of the tasks that failed.
+    Ctrl-C: the tasks not finished are cancelled (a running one sees it with `cancelled`)
+    and Interrupted raised; the ones handed on are kept. `progress`: a tqdm bar counting
+    finished tasks."""
+    dask_distributed = distributed()
+    run_id = uuid.uuid4().hex[:8]  # another sweep's tasks on the same scheduler keep keys of their own
+    futures = {client.submit(fn, *args, key=f"{label}-{key}-{run_id}", pure=False): key for key, args in tasks}
+    failed = {}
+    pending = set(futures)
+    try:
+        while pending:
+            try:
+                done = dask_distributed.wait(list(pending), timeout=1, return_when="FIRST_COMPLETED").done
+            except TimeoutError:  # none finished within a second: the bar's counts move on
+                done = ()
+            for future in done:
+                key = futures[future]
+                pending.discard(future)
+                if future.status == "finished":
+                    on_done(key, future.result())
+                else:
+                    failed[key] = _one_line(future.exception())
+                if progress is not None:
+                    progress.update()
+            if progress is not None:
+                progress.set_postfix(running=_running(client, pending), failed=len(failed))
+    except KeyboardInterrupt:
+        client.cancel(list(pending))
+        raise Interrupted(f"interrupted: {len(futures) - len(pending) - len(failed)} of {len(futures)} "
+                          f"tasks done and kept, the rest cancelled") from None
+    return failed
+
+
+def _running(client, pending):
+    """How many of the pending tasks a worker is running now."""
+    keys, threads = {future.key for future in pending}, client.nthreads()
+    return sum(min(threads.get(worker, 1), sum(key in keys for key in held))  # the rest wait in its queue
+               for worker, held in client.processing().items())
+
+
+def _one_line(exc):
+    text = str(exc).strip().splitlines()
+    return (text[-1] if text else type(exc).__name__)[:500]

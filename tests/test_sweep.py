@@ -1,0 +1,215 @@
+"""`flipnet sweep`: a recipe's seeds as tasks on Dask distributed, through the real command.
+
+The cluster test starts a scheduler and two workers as a user would (`dask scheduler`,
+`dask worker`, separate processes on 127.0.0.1), kills one worker while it trains, and
+compares every file the sweep wrote with the runs of `flipnet train` one seed at a time.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import write_tiny_dataset
+
+from flipnet.base.errors import BadInput
+from flipnet.nn.training.sweep import same_but_the_clock, seed_list
+
+distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")
+
+BIN = Path(sys.executable).parent
+# a run of a few seconds: long enough to be killed in the middle, short enough to run here
+TRAINING = ["--data", "tiny.h5", "--bucket", "0", "--epochs", "40", "--batch", "10", "--eval-batch", "0",
+            "--optimizer", "adam", "--lr", "0.01"]
+
+
+def test_seeds_are_read_as_ranges_and_lists():
+    assert seed_list("1-5") == [1, 2, 3, 4, 5]
+    assert seed_list("1,3,7") == [1, 3, 7]
+    assert seed_list("1-3,9,2") == [1, 2, 3, 9]
+    for text, message in (("1-x", "cannot read '1-x'"), ("5-1", "5-1 runs backwards"), ("", "cannot read ''"),
+                          ("1-5000", "more than 1000 seeds")):
+        with pytest.raises(BadInput, match=message):
+            seed_list(text)
+
+
+def test_the_clock_is_all_that_may_differ():
+    a = {"test_error": 0.1, "seconds": 3.0, "curve": [{"epoch": 1, "seconds": 1.0}], "trained": {"date": "x"}}
+    assert same_but_the_clock(a, {**a, "seconds": 9.0, "curve": [{"epoch": 1, "seconds": 2.0}]})
+    assert not same_but_the_clock(a, {**a, "test_error": 0.2})
+
+
+def flipnet(args, cwd, **kwargs):
+    env = {**os.environ, "FLIPNET_PROGRESS": "0", **kwargs.pop("env", {})}
+    return subprocess.run([sys.executable, "-m", "flipnet", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, **kwargs)
+
+
+def same_files(left, right, names):
+    """Every run's weights bit for bit, its results but for the clock."""
+    for name in names:
+        with np.load(left / f"{name}.npz") as a, np.load(right / f"{name}.npz") as b:
+            assert sorted(a.files) == sorted(b.files)
+            for key in a.files:
+                if key != "meta":
+                    assert a[key].tobytes() == b[key].tobytes(), (name, key)
+        assert same_but_the_clock(json.loads((left / f"{name}.json").read_text()),
+                                  json.loads((right / f"{name}.json").read_text())), name
+
+
+def trainers(parent_pid):
+    """The `flipnet train` processes below a process."""
+    try:
+        children = psutil.Process(parent_pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    return [p for p in children if "train" in " ".join(p.cmdline())]
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no {what} within {seconds} s")
+
+
+@pytest.fixture(scope="module")
+def sequential(tmp_path_factory):
+    """Seeds 1 and 2 trained one at a time by `flipnet train`, as the sweep names them."""
+    place = tmp_path_factory.mktemp("sequential")
+    write_tiny_dataset(place / "tiny.h5")
+    for seed in (1, 2):
+        done = flipnet(["train", "conv1d", *TRAINING, "--seed", seed, "--out", f"conv1d-seed{seed}"], place)
+        assert done.returncode == 0, done.stderr
+    return place / "results"
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential_files(tmp_path, sequential):
+    write_tiny_dataset(tmp_path / "tiny.h5")
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    started = []
+    try:
+        scheduler = subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                      "--no-dashboard", "--scheduler-file", tmp_path / "scheduler.json"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        started.append(scheduler)
+        address = wait_for(lambda: (tmp_path / "scheduler.json").exists() and
+                           json.loads((tmp_path / "scheduler.json").read_text() or "{}").get("address"), 60,
+                           "scheduler")
+        for _ in range(2):
+            started.append(subprocess.Popen([BIN / "dask", "worker", address, "--nthreads", "1", "--no-dashboard",
+                                             "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, env=env))
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        sweep = subprocess.Popen([sys.executable, "-m", "flipnet", "sweep", "conv1d", "--seeds", "1-2", *TRAINING,
+                                  "--scheduler", address], cwd=tmp_path, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env={**os.environ, "FLIPNET_PROGRESS": "0"})
+        started.append(sweep)
+        workers = started[1:3]
+        # the first worker seen training is killed (its nanny starts a fresh one), with its task
+        busy = wait_for(lambda: next((w for w in workers if trainers(w.pid)), None), 120, "task under way")
+        worker_process = psutil.Process(busy.pid).children()[0]  # the nanny's worker process
+        victims = trainers(busy.pid)
+        worker_process.kill()
+        for victim in victims:  # the run ends with its worker (FLIPNET_DIE_WITH_PARENT)
+            wait_for(lambda: not victim.is_running() or victim.status() == psutil.STATUS_ZOMBIE, 10,
+                     "end of the killed worker's run")
+        out, err = sweep.communicate(timeout=300)
+        assert sweep.returncode == 0, err
+        assert "2 of 2 runs done" in out
+        same_files(tmp_path / "results", sequential, ["conv1d-seed1", "conv1d-seed2"])
+        assert sorted(p.name for p in (tmp_path / "results").iterdir()) == \
+            ["conv1d-seed1.json", "conv1d-seed1.npz", "conv1d-seed2.json", "conv1d-seed2.npz"]
+    finally:
+        for proc in reversed(started):
+            proc.terminate()
+        for proc in started:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.mark.slow
+def test_a_failed_seed_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_the_rest(tmp_path, sequential):
+    write_tiny_dataset(tmp_path / "tiny.h5")
+    argv = [sys.executable, "-m", "flipnet", "sweep", "conv1d", "--seeds", "1-2", *TRAINING, "--jobs", "1"]
+    env = {**os.environ, "FLIPNET_PROGRESS": "0"}
+    # a seed whose run dies (killed under its task) is reported by its seed; the other one finishes
+    sweep = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    first = wait_for(lambda: trainers(sweep.pid), 120, "task under way")[0]
+    first.kill()
+    out, err = sweep.communicate(timeout=300)
+    assert sweep.returncode == 1, err
+    failed = [line for line in err.splitlines() if line.startswith("flipnet sweep: conv1d-seed")]
+    assert len(failed) == 1 and "ended with status -9" in failed[0], err
+    assert "Traceback" not in err and "1 of 2 runs done, 1 failed" in out
+    lost = 1 if "conv1d-seed1:" in failed[0] else 2
+    kept = 3 - lost
+    assert not (tmp_path / "results" / f"conv1d-seed{lost}.json").exists()
+
+    # Ctrl-C while the missing seed trains: exit 130, no training left running, nothing half-written
+    sweep = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    runs = wait_for(lambda: trainers(sweep.pid), 120, "task under way")
+    sweep.send_signal(signal.SIGINT)
+    out, err = sweep.communicate(timeout=60)
+    assert sweep.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("flipnet sweep: interrupted: 0 of 1 tasks done and kept"), err
+    assert f"conv1d-seed{kept}: results/conv1d-seed{kept}.json exists, kept" in out
+    for run in runs:
+        wait_for(lambda: not run.is_running() or run.status() == psutil.STATUS_ZOMBIE, 20, "end of the run")
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [f"conv1d-seed{kept}.json",
+                                                                       f"conv1d-seed{kept}.npz"]
+
+    # the same command again trains only the missing seed: then every file is the sequential one
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"conv1d-seed{lost}: wrote" in done.stdout and f"conv1d-seed{kept}: results/conv1d-seed{kept}.json exists" in done.stdout
+    same_files(tmp_path / "results", sequential, ["conv1d-seed1", "conv1d-seed2"])
+
+
+def test_a_sweep_without_dask_or_without_a_scheduler_says_so_in_one_line(tmp_path):
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "distributed.py").write_text("raise ImportError('no distributed here')\n")
+    done = flipnet(["sweep", "conv1d", "--seeds", "1-2"], tmp_path,
+                   env={"PYTHONPATH": f"{hidden}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
+    assert done.returncode == 2
+    assert done.stderr == 'flipnet sweep: error: this needs Dask distributed, an optional extra: ' \
+                          'pip install "flipnet[distributed]"\n'
+    start = time.monotonic()
+    done = flipnet(["sweep", "conv1d", "--seeds", "1", "--scheduler", "tcp://127.0.0.1:9"], tmp_path,
+                   env={"FLIPNET_CONNECT_SECONDS": "2"})
+    assert done.returncode == 2 and time.monotonic() - start < 30
+    assert done.stderr.startswith("flipnet sweep: error: no Dask scheduler answers at tcp://127.0.0.1:9 within 2 s")
+    assert len(done.stderr.splitlines()) == 1
+    for args, message in ((["--seeds", "1", "--seed", "3"], "a sweep takes its seeds from --seeds, not --seed"),
+                          (["--seeds", "1", "--results-dir", "/tmp/x"], "a sweep writes under the directory"),
+                          (["--seeds", "2-1"], "--seeds: 2-1 runs backwards"),
+                          (["--seeds", "1", "--scheduler", "foo"], "--scheduler foo: not an address of a Dask scheduler"),
+                          (["--seeds", "1", "--jobs", "0"], "--jobs must be in 1..1024, got 0"),
+                          (["fc1d", "--seeds", "1", "--out", "x"], "--out names the runs of one recipe"),
+                          (["nope", "--seeds", "1"], "unknown recipe 'nope'"),
+                          (["--seeds", "1", "--run", "arena nim --out results/a.json"], "put {seed} where"),
+                          (["--seeds", "1", "--run", "arena nim --seed {seed}"], "name what each run writes"),
+                          (["--seeds", "1", "--run", "arena nim --seed {seed} --out a.json"], "output a.json has no {seed}"),
+                          (["--seeds", "1", "--run", "x {seed} -o a{seed}"], "--run 'x {seed} -o a{seed}': flipnet: error: "
+                                                                           "argument command: invalid choice: 'x'")):
+        done = flipnet(["sweep", "conv1d", *args], tmp_path)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+    for args, message in ((["--seeds", "1"], "name recipes (flipnet sweep conv1d fc1d --seeds 1-5) or give --run"),
+                          (["--seeds", "1", "--run", "arena nim --seed {seed} -o a{seed}", "--epochs", "3"],
+                           "training flags go with recipes")):
+        done = flipnet(["sweep", *args], tmp_path)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
