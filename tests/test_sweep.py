@@ -24,9 +24,11 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 BIN = Path(sys.executable).parent
-# a run of a few seconds: long enough to be killed in the middle, short enough to run here
-TRAINING = ["--data", "tiny.h5", "--bucket", "0", "--epochs", "40", "--batch", "10", "--eval-batch", "0",
-            "--optimizer", "adam", "--lr", "0.01"]
+# a run of a few seconds: long enough to be killed in the middle, short enough to run here; the
+# settings of test_interrupts.py's runs, so that one compile of the graph serves both
+TRAINING = ["--data", "tiny.h5", "--bucket", "0", "--epochs", "40", "--batch", "10", "--eval-batch", "0"]
+# a command of a second and a half, with nothing to compile
+ARENA = "arena nim --misere --against random-row --matches 30000 --agents optimal,random-row"
 
 
 def test_seeds_are_read_as_ranges_and_lists():
@@ -63,13 +65,20 @@ def same_files(left, right, names):
                                   json.loads((right / f"{name}.json").read_text())), name
 
 
-def trainers(parent_pid):
-    """The `flipnet train` processes below a process."""
+def trainers(parent_pid, command="train"):
+    """The `flipnet train` (or `command`) processes below a process."""
     try:
         children = psutil.Process(parent_pid).children(recursive=True)
     except psutil.NoSuchProcess:
         return []
-    return [p for p in children if "train" in " ".join(p.cmdline())]
+    found = []
+    for child in children:
+        try:
+            if command in child.cmdline()[3:4]:  # python -m flipnet COMMAND ...
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
 
 
 def wait_for(condition, seconds, what):
@@ -142,41 +151,45 @@ def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential
 
 
 @pytest.mark.slow
-def test_a_failed_seed_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_the_rest(tmp_path, sequential):
-    write_tiny_dataset(tmp_path / "tiny.h5")
-    argv = [sys.executable, "-m", "flipnet", "sweep", "conv1d", "--seeds", "1-2", *TRAINING, "--jobs", "1"]
+def test_a_failed_run_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_the_rest(tmp_path):
+    """Through --run: any flipnet command over seeds, each run's --out file brought back."""
+    argv = [sys.executable, "-m", "flipnet", "sweep", "--seeds", "1-2", "--jobs", "1",
+            "--run", f"{ARENA} --seed {{seed}} --out results/arena-seed{{seed}}.json"]
     env = {**os.environ, "FLIPNET_PROGRESS": "0"}
-    # a seed whose run dies (killed under its task) is reported by its seed; the other one finishes
+    # a run that dies (killed under its task) is reported by its name; the other one finishes
     sweep = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    first = wait_for(lambda: trainers(sweep.pid), 120, "task under way")[0]
+    first = wait_for(lambda: trainers(sweep.pid, "arena"), 120, "task under way")[0]
     first.kill()
     out, err = sweep.communicate(timeout=300)
     assert sweep.returncode == 1, err
-    failed = [line for line in err.splitlines() if line.startswith("flipnet sweep: conv1d-seed")]
+    failed = [line for line in err.splitlines() if line.startswith("flipnet sweep: arena-seed")]
     assert len(failed) == 1 and "ended with status -9" in failed[0], err
     assert "Traceback" not in err and "1 of 2 runs done, 1 failed" in out
-    lost = 1 if "conv1d-seed1:" in failed[0] else 2
+    lost = 1 if "arena-seed1:" in failed[0] else 2
     kept = 3 - lost
-    assert not (tmp_path / "results" / f"conv1d-seed{lost}.json").exists()
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [f"arena-seed{kept}.json"]
 
-    # Ctrl-C while the missing seed trains: exit 130, no training left running, nothing half-written
+    # Ctrl-C while the missing run goes on: exit 130, no run left going, nothing half-written
     sweep = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    runs = wait_for(lambda: trainers(sweep.pid), 120, "task under way")
+    runs = wait_for(lambda: trainers(sweep.pid, "arena"), 120, "task under way")
     sweep.send_signal(signal.SIGINT)
     out, err = sweep.communicate(timeout=60)
     assert sweep.returncode == 130, err
-    assert err.strip().splitlines()[-1].startswith("flipnet sweep: interrupted: 0 of 1 tasks done and kept"), err
-    assert f"conv1d-seed{kept}: results/conv1d-seed{kept}.json exists, kept" in out
+    assert err == "flipnet sweep: interrupted: 0 of 1 tasks done and kept, the rest cancelled\n"
+    assert f"arena-seed{kept}: results/arena-seed{kept}.json exists, kept" in out
     for run in runs:
         wait_for(lambda: not run.is_running() or run.status() == psutil.STATUS_ZOMBIE, 20, "end of the run")
-    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [f"conv1d-seed{kept}.json",
-                                                                       f"conv1d-seed{kept}.npz"]
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == [f"arena-seed{kept}.json"]
 
-    # the same command again trains only the missing seed: then every file is the sequential one
+    # the same command again runs only the missing seed: then every file is the command's own
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"conv1d-seed{lost}: wrote" in done.stdout and f"conv1d-seed{kept}: results/conv1d-seed{kept}.json exists" in done.stdout
-    same_files(tmp_path / "results", sequential, ["conv1d-seed1", "conv1d-seed2"])
+    assert f"arena-seed{lost}: wrote results/arena-seed{lost}.json" in done.stdout
+    for seed in (1, 2):
+        alone = flipnet([*ARENA.split(), "--seed", seed, "--out", f"alone{seed}.json"], tmp_path)
+        assert alone.returncode == 0, alone.stderr
+        assert same_but_the_clock(json.loads((tmp_path / "results" / f"arena-seed{seed}.json").read_text()),
+                                  json.loads((tmp_path / f"alone{seed}.json").read_text()))
 
 
 def test_a_sweep_without_dask_or_without_a_scheduler_says_so_in_one_line(tmp_path):
