@@ -66,7 +66,7 @@ bench: $(READY) ## timings beside reference implementations, as ratios (Cram boa
 	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE))
 	$(FLIPNET) explore --bench 200
 
-bench-workers: $(READY) ## one search on 1, 2, 3, 4 ... workers: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)
+bench-workers: $(READY) ## one search on 1, 2, ... workers up to the usable cores: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)
 	$(FLIPNET) bench --only cram-workers $(if $(BOARDS),--boards $(BOARDS)) $(if $(LIMIT),--limit $(LIMIT)) \
 	    --out results/bench-workers.json
 

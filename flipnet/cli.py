@@ -116,8 +116,8 @@ def _parse_value(sub):
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up after this long (flip): the value and the winning moves together")
     p.add_argument("--workers", type=int, metavar="N", default=None,
-                   help="threads that search each component of a flip board together (default: every "
-                   "core the process may use; the same value and moves with any N, only the time differs)")
+                   help="threads that search each component of a flip board together (default, and at most: "
+                   "the cores the process may use; the same value and moves with any N, only the time differs)")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -535,6 +535,11 @@ def cmd_value(args):
         raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
     if args.workers is not None:
         check_search_workers(args.workers, "--workers")
+        from flipnet.base.cores import usable_cores
+
+        if args.workers > usable_cores() and args.game == "flip":
+            print(f"flipnet value: --workers {args.workers}: this process may use {usable_cores()} cores, so "
+                  f"{usable_cores()} threads search (more would only take turns)", file=sys.stderr)
     if args.file is not None or args.position == "-":
         return _values_of_lines(args)
     result = _valued(args, args.position)

@@ -92,17 +92,17 @@ def test_train_nim_keeps_its_checkpoint_and_resumes_exactly(tmp_path):
 
 def test_survey_nim_keeps_the_seeds_it_finished_and_resumes(tmp_path):
     out = tmp_path / "survey.json"
-    argv = ["survey-nim", "--seeds", "0:400", "--epochs", 60, "--out", out]
+    argv = ["survey-nim", "--seeds", "0:200", "--epochs", 60, "--out", out]
     proc = start(argv, tmp_path)
     code, _, err = interrupt_when(proc, out.exists, settle=0.0)
     assert code == 130, err
     [line] = stderr_lines(err)
     kept = len(json.loads(out.read_text())["seeds"])
-    assert line == (f"flipnet survey-nim: interrupted after {kept} of 400 seeds; {out} holds them; "
+    assert line == (f"flipnet survey-nim: interrupted after {kept} of 200 seeds; {out} holds them; "
                     f"resume with --resume")
-    assert 0 < kept < 400
+    assert 0 < kept < 200
     resumed = run([*argv, "--resume", "--json"], tmp_path)
-    straight = run(["survey-nim", "--seeds", "0:400", "--epochs", 60, "--json"], tmp_path)
+    straight = run(["survey-nim", "--seeds", "0:200", "--epochs", 60, "--json"], tmp_path)
     assert resumed.returncode == straight.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout) == json.loads(straight.stdout)
 

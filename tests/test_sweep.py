@@ -193,6 +193,7 @@ def test_a_failed_run_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_t
 
 
 def test_a_sweep_without_dask_or_without_a_scheduler_says_so_in_one_line(tmp_path):
+    """(What a sweep is given is checked in test_bad_input.py's corpus.)"""
     hidden = tmp_path / "hidden"
     hidden.mkdir()
     (hidden / "distributed.py").write_text("raise ImportError('no distributed here')\n")
@@ -207,22 +208,3 @@ def test_a_sweep_without_dask_or_without_a_scheduler_says_so_in_one_line(tmp_pat
     assert done.returncode == 2 and time.monotonic() - start < 30
     assert done.stderr.startswith("flipnet sweep: error: no Dask scheduler answers at tcp://127.0.0.1:9 within 2 s")
     assert len(done.stderr.splitlines()) == 1
-    for args, message in ((["--seeds", "1", "--seed", "3"], "a sweep takes its seeds from --seeds, not --seed"),
-                          (["--seeds", "1", "--results-dir", "/tmp/x"], "a sweep writes under the directory"),
-                          (["--seeds", "2-1"], "--seeds: 2-1 runs backwards"),
-                          (["--seeds", "1", "--scheduler", "foo"], "--scheduler foo: not an address of a Dask scheduler"),
-                          (["--seeds", "1", "--jobs", "0"], "--jobs must be in 1..1024, got 0"),
-                          (["fc1d", "--seeds", "1", "--out", "x"], "--out names the runs of one recipe"),
-                          (["nope", "--seeds", "1"], "unknown recipe 'nope'"),
-                          (["--seeds", "1", "--run", "arena nim --out results/a.json"], "put {seed} where"),
-                          (["--seeds", "1", "--run", "arena nim --seed {seed}"], "name what each run writes"),
-                          (["--seeds", "1", "--run", "arena nim --seed {seed} --out a.json"], "output a.json has no {seed}"),
-                          (["--seeds", "1", "--run", "x {seed} -o a{seed}"], "--run 'x {seed} -o a{seed}': flipnet: error: "
-                                                                           "argument command: invalid choice: 'x'")):
-        done = flipnet(["sweep", "conv1d", *args], tmp_path)
-        assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
-    for args, message in ((["--seeds", "1"], "name recipes (flipnet sweep conv1d fc1d --seeds 1-5) or give --run"),
-                          (["--seeds", "1", "--run", "arena nim --seed {seed} -o a{seed}", "--epochs", "3"],
-                           "training flags go with recipes")):
-        done = flipnet(["sweep", *args], tmp_path)
-        assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr

@@ -24,8 +24,8 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     `timeout`: seconds for the whole question (a large flip board is searched), else
     `TimeoutError`. `moves`: True gives the winning moves, "all" every legal move with
     the value of the position it leaves (best first), False none (one search less).
-    `workers`: threads searching a flip board together (default: every core the process
-    may use, `base/cores.py`; the same answer with any number).
+    `workers`: threads searching a flip board together (default, and at most: the cores
+    the process may use, `base/cores.py`; the same answer with any number).
     `max_take`: grid Nim's most stones a move takes (3). A flip position whose components
     have at most 20 cells is valued by a plain recursion, at once; a larger one by the
     compiled search, which a new install compiles the first time (about 40 s, once).

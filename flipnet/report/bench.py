@@ -521,7 +521,7 @@ def bench_cram_workers():
     from flipnet.solve.cram.endgame import BOX_SETS
 
     cores = usable_cores()
-    counts = list(range(1, max(4, cores) + 1))
+    counts = list(range(1, max(2, cores) + 1))  # a command takes at most the usable cores
     print(f"\n== one search on N workers (threads sharing one table), each command in a fresh process "
           f"(at most {LIMIT or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
           f"{cores} cores")
