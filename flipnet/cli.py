@@ -115,6 +115,8 @@ def _parse_value(sub):
                    "(on a large board the moves cost another search)")
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up after this long (flip): the value and the winning moves together")
+    p.add_argument("--checkpoint", metavar="FILE", help="flip: keep what the search proves about the largest "
+                   "components in FILE as it goes and when stopped; the same command goes on from it (docs/cram.md)")
     p.add_argument("--workers", type=int, metavar="N", default=None,
                    help="threads that search each component of a flip board together (default, and at most: "
                    "the cores the process may use; the same value and moves with any N, only the time differs)")
@@ -541,8 +543,15 @@ def cmd_value(args):
             print(f"flipnet value: --workers {args.workers}: this process may use {usable_cores()} cores, so "
                   f"{usable_cores()} threads search (more would only take turns)", file=sys.stderr)
     if args.file is not None or args.position == "-":
+        if args.checkpoint is not None:
+            raise BadInput("--checkpoint keeps the search of one position; give one, not a list")
         return _values_of_lines(args)
-    result = _valued(args, args.position)
+    if args.checkpoint is not None:
+        checkpoint = _checkpoint(args)
+        result = _valued(args, args.position)
+        _checkpoint_written(checkpoint)
+    else:
+        result = _valued(args, args.position)
     if args.json:
         print(json_text({**result.to_json(), **_searched()}, indent=None), end="")
         return
@@ -556,6 +565,34 @@ def cmd_value(args):
         print("winning moves:")
         for move, position in result.winning_moves:
             print(f"  {move} -> {position}")
+
+
+def _checkpoint(args):
+    """The checkpoint of `value flip BOARD --checkpoint FILE`, checked before the work and
+    handed to the solver."""
+    if args.game != "flip" or args.misere:
+        raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
+    from flipnet.solve.cram.checkpoint import Checkpoint
+    from flipnet.solve.position import use_checkpoint
+
+    games.for_position("flip", args.position).parse(args.position)  # a bad board is refused first
+    checkpoint = Checkpoint(args.checkpoint, args.position.strip())
+    checkpoint.check_place()
+    use_checkpoint(checkpoint)
+    return checkpoint
+
+
+def _checkpoint_written(checkpoint):
+    """Write the finished solve's checkpoint, and say what it holds (on stderr)."""
+    from flipnet.solve.position import save_checkpoint
+
+    saved = save_checkpoint()
+    if saved is None:
+        print(f"flipnet value: no search ran (a small position): {checkpoint.path} not written", file=sys.stderr)
+        return
+    facts, size = saved
+    print(f"flipnet value: {checkpoint.path}: {facts:,} facts, {size / 1e6:.1f} MB "
+          f"({checkpoint.facts_read:,} read at the start)", file=sys.stderr)
 
 
 def _valued(args, position):

@@ -232,6 +232,21 @@ def use_workers(game, workers):
             _ASKED["workers"] = workers
 
 
+def use_checkpoint(checkpoint):
+    """The shared solver keeps the facts of its searches in `checkpoint`
+    (`cram.checkpoint.Checkpoint`), starting from those it holds."""
+    solver().use_checkpoint(checkpoint)
+
+
+def save_checkpoint():
+    """Write the shared solver's checkpoint once more (a finished solve's facts, its value
+    among them); (facts, bytes), or None where no search ran."""
+    search = solver()
+    if search.checkpoint is None or search.checkpoint.identity is None:
+        return None
+    return search.checkpoint.save(search.tt)
+
+
 @contextlib.contextmanager
 def time_limit(game, seconds):
     """One limit in seconds (None: none) for every search a question about this game's

@@ -11,6 +11,7 @@ progress on stderr, `timeout` (one search) and `time_limit` (a whole question), 
 import contextlib
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -116,6 +117,8 @@ class CramSolver:
         self.use_workers(workers)
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
+        self.checkpoint = None  # a `checkpoint.Checkpoint` the searches keep their facts in
+        self._restored = None  # the table the checkpoint's facts were written into
 
     @property
     def ctx(self):
@@ -400,7 +403,37 @@ class CramSolver:
         return [(args, self.ctx_of(0))] + [((*args[:-1], np.empty_like(args[-1])), self.ctx_of(k))
                                            for k in range(1, self.workers)]
 
+    def use_checkpoint(self, checkpoint):
+        """Keep the searches' largest facts in `checkpoint` (`checkpoint.Checkpoint`) as
+        they go and when stopped, starting from those it holds; None: no more."""
+        self.checkpoint, self._restored = checkpoint, None
+
     def _run_alone(self, kernel, *args, watch=None):
+        """Run a kernel; with a checkpoint, pause it every so often to write one, and ask
+        again (the table keeps what it found, so it goes on from there)."""
+        if self.checkpoint is None:
+            return self._run_once(kernel, *args, watch=watch)
+        if self._restored is not self.tt:
+            self.checkpoint.bind(self.endgame, self.control[search.MIRROR])
+            self.checkpoint.restore(self.tt, self.tt_log, self.stats)
+            self._restored = self.tt
+        while True:
+            self.supervisor.pause_at = time.perf_counter() + self.checkpoint.seconds
+            try:
+                self._run_once(kernel, *args, watch=watch)
+                return
+            except Paused:
+                self.checkpoint.save(self.tt)
+            except FlipnetError as exc:
+                if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
+                    raise
+                facts, _ = self.checkpoint.save(self.tt)
+                raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts): the same "
+                                f"command goes on from there") from None
+            finally:
+                self.supervisor.pause_at = None
+
+    def _run_once(self, kernel, *args, watch=None):
         calls = self._calls(kernel, args)
         answered, first = [], threading.Lock()
 
@@ -444,10 +477,17 @@ class CramSolver:
             raise TimedOut(f"no answer within --timeout {limit:g} s ({why})")
         if reason == search.CANCELLED:
             raise Cancelled(f"cancelled after {count}")
+        if reason == search.PAUSED:
+            self.control[search.STOP] = 0
+            raise Paused(count)
         if reason == search.OVER_BUDGET:
             raise FlipnetError(f"no answer within the search budget of {int(self.control[search.NODE_LIMIT]):,} "
                                f"positions: this position is too large for the solver")
         raise Interrupted(f"interrupted after {count}")
+
+
+class Paused(Exception):
+    """The searches paused for a checkpoint (never leaves the solver)."""
 
 
 def _batch(states, rows, cols):

@@ -73,6 +73,7 @@ OVER_BUDGET = 2  # the search passed control[NODE_LIMIT] (the kernel sets it its
 OUT_OF_TIME = 3  # a time limit passed
 ANSWERED = 4  # another worker has answered the question
 CANCELLED = 5  # the caller no longer needs the answer (`CramSolver.cancel`)
+PAUSED = 6  # the caller writes a checkpoint, then asks again (`checkpoint.py`)
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option another one is searching
 SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs

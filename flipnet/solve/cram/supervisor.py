@@ -33,6 +33,7 @@ class Supervisor:
         self.deadline = self.limit = None  # time_limit(): the question's end, and its seconds
         self.left = []  # the kernels' threads the caller stopped waiting for
         self._cancel = threading.Event()
+        self.pause_at = None  # when the searches pause for a checkpoint (perf_counter), or None
 
     def cancel(self):
         """From another thread: stop the question under way until the next one begins."""
@@ -105,6 +106,8 @@ class Supervisor:
                     if self.timeout is not None and elapsed > self.timeout or \
                             self.deadline is not None and now > self.deadline:
                         stop(search.OUT_OF_TIME)
+                    if self.pause_at is not None and now > self.pause_at and not asked:
+                        stop(search.PAUSED)
                     if asked and now - asked[0] > STOP_GRACE:
                         self.left = [w for w in workers if w.is_alive()]  # the next call waits for them
                         break

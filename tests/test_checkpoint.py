@@ -1,0 +1,130 @@
+"""A long solve that survives its stops (`flipnet value flip BOARD --checkpoint FILE`):
+killed with SIGKILL in the middle and run again, it gives the unbroken run's value and
+moves and searches less; a checkpoint of another question, or a damaged one, is refused
+in one line. The boards here are searched without the endgame database (the tests' own
+setting), so that a second or two of search is left to stop."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from cli_cases import environment
+
+from flipnet.base.errors import DamagedFile, FlipnetError
+from flipnet.solve.cram import CramSolver
+from flipnet.solve.cram.checkpoint import Checkpoint, facts_of
+
+BOARD = "/".join(["1" * 9] * 4)  # 4x9: over a second of search, 37 winning moves
+SMALL = "/".join(["1" * 5] * 4)
+
+
+def cells(board):
+    return [(r, c) for r, row in enumerate(board.split("/")) for c, ch in enumerate(row) if ch == "1"]
+
+
+def command(board, *more, env=None):
+    return [sys.executable, "-m", "flipnet", "value", "flip", board, "--json", "--workers", "1", *map(str, more)]
+
+
+def answer(proc):
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    return out["nim_value"], out["winning_moves"], out["search"]["positions"]
+
+
+@pytest.mark.slow
+def test_a_solve_killed_in_the_middle_goes_on_from_its_checkpoint(tmp_path):
+    env = environment(FLIPNET_CHECKPOINT_SECONDS="0.2")
+    unbroken = answer(subprocess.run(command(BOARD), capture_output=True, text=True, env=env, cwd=tmp_path))
+    path = tmp_path / "4x9.ckpt"
+    proc = subprocess.Popen(command(BOARD, "--checkpoint", path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first = path.stat().st_mtime_ns
+    while path.stat().st_mtime_ns == first and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # a second write: facts found on the way, not only at the start
+    assert proc.poll() is None, "the search ended before it could be stopped"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("4x9")] == ["4x9.ckpt"]  # no temporary left
+
+    resumed = subprocess.run(command(BOARD, "--checkpoint", path), capture_output=True, text=True, env=env,
+                             cwd=tmp_path)
+    value, moves, positions = answer(resumed)
+    assert (value, moves) == unbroken[:2]
+    assert positions < 0.9 * unbroken[2], (positions, unbroken[2])  # what the facts answer is not searched again
+    read = int(resumed.stderr.strip().splitlines()[-1].split("(")[1].split()[0].replace(",", ""))
+    assert read > 0 and f"{path}:" in resumed.stderr
+
+
+
+def test_the_facts_kept_are_those_of_the_largest_components():
+    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver.value(cells(SMALL))
+    every = np.sort(np.bitwise_count(facts_of(solver.tt)[0]))[::-1]
+    largest = np.bitwise_count(facts_of(solver.tt, most=50)[0])
+    assert largest.size == 50 and np.array_equal(np.sort(largest)[::-1], every[:50]) and every[0] == 20
+
+
+def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "c.ckpt"
+    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver.use_checkpoint(Checkpoint(path, SMALL))
+    value = solver.value(cells(SMALL))
+    solver.checkpoint.save(solver.tt)
+    assert path.exists()
+
+    def read(board, mirror=False):
+        checkpoint = Checkpoint(path, board)
+        checkpoint.bind(solver.endgame, mirror)
+        return checkpoint.read()
+
+    assert read(SMALL)[0].size > 0
+    with pytest.raises(FlipnetError, match=r"c.ckpt is of another board \('11111/11111/11111/11111'"):
+        read("111/111")
+    with pytest.raises(FlipnetError, match="is of another mirror rule"):
+        read(SMALL, mirror=True)
+    fresh = CramSolver(progress=False, tt_log=16, mirror=False)
+    fresh.use_checkpoint(Checkpoint(path, SMALL))
+    assert fresh.value(cells(SMALL)) == value and fresh.report()["positions"] < solver.report()["positions"]
+
+    with np.load(path) as f:
+        identity, bits, meta = str(f["identity"]), f["bits"].copy(), f["meta"].copy()
+    bits[0] ^= np.uint64(1 << 40)  # a fact of no component
+    with open(path, "wb") as f:
+        np.savez(f, identity=np.array(identity), bits=bits, meta=meta)
+    with pytest.raises(DamagedFile, match="fact 0 is of no component"):
+        read(SMALL)
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(DamagedFile, match="c.ckpt is damaged"):
+        read(SMALL)
+
+
+def test_the_command_refuses_a_checkpoint_it_cannot_keep(tmp_path):
+    for args, message in ((["nim", "1,2", "--checkpoint", "c"], "flip positions in normal play"),
+                          (["flip", "-", "--checkpoint", "c"], "keeps the search of one position"),
+                          (["flip", "11/11", "--checkpoint", tmp_path / "none" / "c"], "does not exist")):
+        proc = subprocess.run([sys.executable, "-m", "flipnet", "value", *map(str, args)], capture_output=True,
+                              text=True, env=environment(), cwd=tmp_path, input="")
+        assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
+    path, board = tmp_path / "4x9.ckpt", "/".join(["1" * 9] * 4)
+    stopped = CramSolver(progress=False, tt_log=20, timeout=0.3)
+    stopped.use_checkpoint(Checkpoint(path, board))
+    with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.3 s .*; .*4x9.ckpt keeps what it found "
+                                           r"\([\d,]+ facts\): the same command goes on from there"):
+        stopped.value(cells(board))
+    resumed = CramSolver(progress=False, tt_log=20)
+    resumed.use_checkpoint(Checkpoint(path, board))
+    unbroken = CramSolver(progress=False, tt_log=20)
+    assert resumed.value(cells(board)) == unbroken.value(cells(board)) == 1
+    assert resumed.checkpoint.facts_read > 0 and resumed.report()["positions"] < unbroken.report()["positions"]
