@@ -128,3 +128,15 @@ def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
     unbroken = CramSolver(progress=False, tt_log=20)
     assert resumed.value(cells(board)) == unbroken.value(cells(board)) == 1
     assert resumed.checkpoint.facts_read > 0 and resumed.report()["positions"] < unbroken.report()["positions"]
+
+
+def test_a_checkpoint_the_disk_cannot_hold_is_refused_before_the_work(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 30, 1 << 30, 10 << 20))
+    with pytest.raises(FlipnetError, match=r"--checkpoint .*c.ckpt: 10 MB free on its disk; a checkpoint takes up "
+                                           r"to 18 MB, written beside the last one \(twice that\)"):
+        Checkpoint(tmp_path / "c.ckpt", SMALL).check_place()
+    assert not list(tmp_path.iterdir())

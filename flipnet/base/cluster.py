@@ -97,6 +97,7 @@ def run_tasks(client, fn, tasks, label, on_done, progress=None):
     futures = {client.submit(fn, *args, key=f"{label}-{key}-{run_id}", pure=False): key for key, args in tasks}
     failed = {}
     pending = set(futures)
+    told = None  # the bar's last (running, failed)
     try:
         while pending:
             try:
@@ -112,8 +113,9 @@ def run_tasks(client, fn, tasks, label, on_done, progress=None):
                     failed[key] = _one_line(future.exception())
                 if progress is not None:
                     progress.update()
-            if progress is not None:
-                progress.set_postfix(running=_running(client, pending), failed=len(failed))
+            if progress is not None and (shown := (_running(client, pending), len(failed))) != told:
+                told = shown  # a new figure only: a log of hours is not a line a second
+                progress.set_postfix(running=shown[0], failed=shown[1])
     except KeyboardInterrupt:
         client.cancel(list(pending))
         raise Interrupted(f"interrupted: {len(futures) - len(pending) - len(failed)} of {len(futures)} "
