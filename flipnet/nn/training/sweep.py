@@ -1,17 +1,18 @@
-"""Several seeds of one recipe, each a task on Dask distributed (`base/cluster.py`).
+"""Recipes, or any flipnet command, over several seeds, each run a task on Dask distributed
+(`base/cluster.py`).
 
-A seed's task runs the very command `flipnet train RECIPE --seed S --out NAME-seedS` with
-the sweep's training flags, in a directory of its own on whichever worker takes it, and
-hands back the files it wrote; this process writes them, each atomically, where that
-command run here would have. So a sweep's files are a sequential run's: the same weights
+A recipe's task runs the very command `flipnet train RECIPE --seed S --out NAME-seedS`
+with the sweep's training flags (a `--run` command, itself with the seed put in), in a
+directory of its own on whichever worker takes it, and hands back the files it wrote;
+this process writes them, each atomically, where that command run here would have. So a sweep's files are a sequential run's: the same weights
 bit for bit and the same results but for the clock's readings (`CLOCK_KEYS`), whether the
 task ran here or on a cluster, and whether or not a worker died under it (the scheduler
 runs it again elsewhere). A worker needs flipnet and the datasets the recipe reads
 (`data_dir()`, or `--data`); files named by a relative path (`--data`, `--init`) are
 sent to it with the task.
 
-A seed whose results exist is kept (a sweep stopped by Ctrl-C, run again, trains only
-what is missing), unless `--overwrite`.
+A run whose files exist is kept (a sweep stopped by Ctrl-C, run again, runs only what
+is missing), unless `--overwrite`.
 """
 
 import os
@@ -134,7 +135,7 @@ def command_runs(template, seeds):
 
 
 def _relative(path, what):
-    if Path(path).is_absolute():
+    if Path(path).is_absolute() or ".." in Path(path).parts:
         raise BadInput(f"{what} {path}: a sweep writes under the directory it runs in (a relative path), "
                        f"where each task's files come back")
 
