@@ -127,10 +127,9 @@ def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential
         started.append(sweep)
         workers = started[1:3]
         # the first worker seen training is killed (its nanny starts a fresh one), with its task
-        busy = wait_for(lambda: next((w for w in workers if trainers(w.pid)), None), 120, "task under way")
-        worker_process = psutil.Process(busy.pid).children()[0]  # the nanny's worker process
-        victims = trainers(busy.pid)
-        worker_process.kill()
+        victims = wait_for(lambda: next((found for w in workers if (found := trainers(w.pid))), None), 120,
+                           "task under way")
+        victims[0].parent().kill()  # the worker process whose task started the run, not its nanny
         for victim in victims:  # the run ends with its worker (FLIPNET_DIE_WITH_PARENT)
             wait_for(lambda: not victim.is_running() or victim.status() == psutil.STATUS_ZOMBIE, 10,
                      "end of the killed worker's run")

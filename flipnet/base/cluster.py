@@ -21,8 +21,7 @@ import uuid
 
 from flipnet.base.errors import FlipnetError, Interrupted
 
-# a scheduler that does not answer within this is reported, not waited for (FLIPNET_CONNECT_SECONDS)
-CONNECT_SECONDS = float(os.environ.get("FLIPNET_CONNECT_SECONDS", 10))
+CONNECT_SECONDS = 10.0  # a scheduler that does not answer within this is reported, not waited for
 INSTALL = 'pip install "flipnet[distributed]"'
 
 
@@ -46,12 +45,13 @@ def connected(scheduler=None, workers=None, threads_per_task=1):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     if scheduler is not None:
         _check_address(scheduler)
+        seconds = connect_seconds()
         try:
-            client = dask_distributed.Client(scheduler, timeout=CONNECT_SECONDS)
+            client = dask_distributed.Client(scheduler, timeout=seconds)
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             why = "" if reason.startswith("Timed out") else f" ({reason})"
-            raise FlipnetError(f"no Dask scheduler answers at {scheduler} within {CONNECT_SECONDS:g} s{why}") from None
+            raise FlipnetError(f"no Dask scheduler answers at {scheduler} within {seconds:g} s{why}") from None
         with client:
             yield client
         return
@@ -62,6 +62,18 @@ def connected(scheduler=None, workers=None, threads_per_task=1):
                                             dashboard_address=":0", silence_logs=logging.CRITICAL)
     with cluster, dask_distributed.Client(cluster) as client:
         yield client
+
+
+def connect_seconds():
+    """How long to wait for a scheduler: FLIPNET_CONNECT_SECONDS, else CONNECT_SECONDS."""
+    text = os.environ.get("FLIPNET_CONNECT_SECONDS")
+    try:
+        seconds = float(text) if text else CONNECT_SECONDS
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise FlipnetError(f"FLIPNET_CONNECT_SECONDS={text!r}: give a number of seconds above 0")
+    return seconds
 
 
 def _check_address(address):

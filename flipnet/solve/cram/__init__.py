@@ -417,10 +417,11 @@ class CramSolver:
             self.checkpoint.bind(self.endgame, self.control[search.MIRROR])
             self.checkpoint.restore(self.tt, self.tt_log, self.stats)
             self._restored = self.tt
+        since = int(self.counts()[search.NODES])  # a stop counts the positions of every run since
         while True:
             self.supervisor.pause_at = time.perf_counter() + self.checkpoint.seconds
             try:
-                self._run_once(kernel, *args, watch=watch)
+                self._run_once(kernel, *args, watch=watch, since=since)
                 return
             except Paused:
                 self.checkpoint.save(self.tt)
@@ -433,7 +434,9 @@ class CramSolver:
             finally:
                 self.supervisor.pause_at = None
 
-    def _run_once(self, kernel, *args, watch=None):
+    def _run_once(self, kernel, *args, watch=None, since=None):
+        """Run a kernel on the workers; a stop counts the positions searched since `since`
+        (the counters' value then; default: this run's start)."""
         calls = self._calls(kernel, args)
         answered, first = [], threading.Lock()
 
@@ -448,7 +451,7 @@ class CramSolver:
                                 self.control[search.STOP] = search.ANSWERED  # the others stop
             return run
 
-        nodes_before = int(self.counts()[search.NODES])
+        nodes_before = int(self.counts()[search.NODES]) if since is None else since
         self.supervisor.run([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
                             settled=lambda: bool(answered), compiling=lambda: _compiling(kernel))
         if answered:
