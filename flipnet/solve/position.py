@@ -220,8 +220,8 @@ def searched(game):
 def use_workers(game, workers):
     """Search this game's positions with `workers` threads (`CramSolver.use_workers`), at
     most the cores the process may use: more threads would only take turns on them, each
-    searching ahead what the others may not need (on two cores, 4 threads took 8-13% longer
-    than 2: docs/cram.md, step 8)."""
+    searching ahead what the others may not need (on two cores, 4 threads took 12-13%
+    longer than 2: docs/cram.md, step 8)."""
     from flipnet.base.cores import usable_cores
 
     workers = min(workers, usable_cores())
