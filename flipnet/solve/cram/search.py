@@ -310,13 +310,21 @@ def _searched_by_another(bits, shape, ctx):
     """Whether another worker is searching this component now (or was, a moment ago:
     then its answer is in the table)."""
     path, me = ctx.path, ctx.worker
+    if path.shape[0] == 2:  # two workers, the common case: the other one only
+        return _on_path(path, 1 - me, bits, shape)
     for other in range(path.shape[0]):
-        if other == me:
-            continue
-        deepest = min(np.int64(path[other, LEVELS, 0]), DEFER_ABOVE + 1)
-        for d in range(1, deepest + 1):
-            if path[other, d, 0] == bits and path[other, d, 1] == np.uint64(shape):
-                return True
+        if other != me and _on_path(path, other, bits, shape):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _on_path(path, worker, bits, shape):
+    """Whether `worker` asks this component at one of its depths down to DEFER_ABOVE + 1."""
+    deepest = min(np.int64(path[worker, LEVELS, 0]), DEFER_ABOVE + 1)
+    for d in range(1, deepest + 1):
+        if path[worker, d, 0] == bits and path[worker, d, 1] == np.uint64(shape):
+            return True
     return False
 
 
