@@ -539,9 +539,10 @@ def cmd_value(args):
         check_search_workers(args.workers, "--workers")
         from flipnet.base.cores import usable_cores
 
-        if args.workers > usable_cores() and args.game == "flip":
-            print(f"flipnet value: --workers {args.workers}: this process may use {usable_cores()} cores, so "
-                  f"{usable_cores()} threads search (more would only take turns)", file=sys.stderr)
+        cores = usable_cores()
+        if args.workers > cores and args.game == "flip":
+            print(f"flipnet value: --workers {args.workers}: this process may use {cores} cores, so {cores} "
+                  f"threads search (more would only take turns)", file=sys.stderr)
     if args.file is not None or args.position == "-":
         if args.checkpoint is not None:
             raise BadInput("--checkpoint keeps the search of one position; give one, not a list")

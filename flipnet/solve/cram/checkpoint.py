@@ -100,8 +100,8 @@ def facts_of(table, most=MAX_FACTS):
         kept += counts[least]
         least -= 1
     room = most - kept  # of the components of `least` cells, as many as fit
-    bits, meta = np.zeros(kept + min(room, counts[least]), np.uint64), np.zeros(kept + min(room, counts[least]),
-                                                                                np.uint64)
+    size = kept + min(room, counts[least])
+    bits, meta = np.zeros(size, np.uint64), np.zeros(size, np.uint64)
     n = _collect(table, least, room, bits, meta)
     return bits[:n], meta[:n]
 
