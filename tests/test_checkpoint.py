@@ -78,7 +78,7 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
     solver = CramSolver(progress=False, tt_log=16, mirror=False)
     solver.use_checkpoint(Checkpoint(path, SMALL))
     value = solver.value(cells(SMALL))
-    solver.checkpoint.save(solver.tt)
+    solver.checkpoint.save(solver.tt, solver.wide_tt)
     assert path.exists()
 
     def read(board, mirror=False):
@@ -86,7 +86,7 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         checkpoint.bind(solver.endgame, mirror)
         return checkpoint.read()
 
-    assert read(SMALL)[0].size > 0
+    assert read(SMALL)[0][0].size > 0
     with pytest.raises(FlipnetError, match=r"c.ckpt is of another board \('11111/11111/11111/11111'"):
         read("111/111")
     with pytest.raises(FlipnetError, match="is of another mirror rule"):
@@ -96,15 +96,38 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
     assert fresh.value(cells(SMALL)) == value and fresh.report()["positions"] < solver.report()["positions"]
 
     with np.load(path) as f:
-        identity, bits, meta = str(f["identity"]), f["bits"].copy(), f["meta"].copy()
-    bits[0] ^= np.uint64(1 << 40)  # a fact of no component
+        saved = {name: f[name].copy() for name in f.files}
+    saved["bits"][0] ^= np.uint64(1 << 40)  # a fact of no component
     with open(path, "wb") as f:
-        np.savez(f, identity=np.array(identity), bits=bits, meta=meta)
-    with pytest.raises(DamagedFile, match="fact 0 is of no component"):
+        np.savez(f, **saved)
+    with pytest.raises(DamagedFile, match="c.ckpt is damaged: fact 0 is of no component"):
         read(SMALL)
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(DamagedFile, match="c.ckpt is damaged"):
         read(SMALL)
+
+
+def test_a_wide_board_keeps_its_wide_facts(tmp_path):
+    """A box of more than 64 cells: its facts are in the wide table, saved beside the others."""
+    path, board = tmp_path / "w.ckpt", "/".join(["1" * 37] * 2)
+    solver = CramSolver(progress=False, tt_log=16)
+    solver.use_checkpoint(Checkpoint(path, board))
+    value = solver.value(cells(board))
+    solver.checkpoint.save(solver.tt, solver.wide_tt)
+    with np.load(path) as f:
+        saved = {name: f[name].copy() for name in f.files}
+    assert value == 1 and saved["wide_meta"].size > 0 and saved["wide_bits"].shape == (saved["wide_meta"].size, 2)
+    fresh = CramSolver(progress=False, tt_log=16)
+    fresh.use_checkpoint(Checkpoint(path, board))
+    assert fresh.value(cells(board)) == 1 and fresh.report()["positions"] < solver.report()["positions"]
+
+    saved["wide_bits"][0, 1] ^= np.uint64(1 << 40)  # past its 2x37 box
+    with open(path, "wb") as f:
+        np.savez(f, **saved)
+    checkpoint = Checkpoint(path, board)
+    checkpoint.bind(fresh.endgame, True)
+    with pytest.raises(DamagedFile, match="w.ckpt is damaged: wide fact 0 is of no component"):
+        checkpoint.read()
 
 
 def test_the_command_refuses_a_checkpoint_it_cannot_keep(tmp_path):
@@ -137,6 +160,6 @@ def test_a_checkpoint_the_disk_cannot_hold_is_refused_before_the_work(tmp_path, 
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 30, 1 << 30, 10 << 20))
     with pytest.raises(FlipnetError, match=r"--checkpoint .*c.ckpt: 10 MB free on its disk; a checkpoint takes up "
-                                           r"to 18 MB, written beside the last one \(twice that\)"):
+                                           r"to 43 MB, written beside the last one \(twice that\)"):
         Checkpoint(tmp_path / "c.ckpt", SMALL).check_place()
     assert not list(tmp_path.iterdir())

@@ -307,8 +307,8 @@ def test_bit_operations_match_python_integers():
 
 
 def test_the_centre_first_list_holds_every_domino_of_every_frame_once_nearest_first():
-    for h in range(1, 65):
-        for w in range(1, 64 // h + 1):
+    for h in range(1, 129):  # every frame of one word or two (`cram.wide`)
+        for w in range(1, 128 // h + 1):
             span = slice(bits.DOMINO_FIRST[h, w], bits.DOMINO_END[h, w])
             listed = bits.DOMINO_CODE[span].tolist()
             every = ({2 * (r * w + c) for r in range(h) for c in range(w - 1)}
@@ -542,9 +542,9 @@ def test_a_position_far_beyond_tables_is_the_xor_of_its_pieces():
 
 
 def test_limits_and_time_outs():
-    with pytest.raises(FlipnetError, match="a component of 80 cells spans 2x40; the solver takes "
-                                           "components whose box has at most 64 cells"):
-        components(full(2, 40))
+    with pytest.raises(FlipnetError, match="a component of 129 cells spans 3x43; the solver takes "
+                                           "components whose box has at most 128 cells"):
+        components(full(3, 43))
     hard = CramSolver(progress=False, tt_log=16, timeout=0.2)
     # the kernel's first call loads it from Numba's cache: under load, past the stop's grace
     with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.2 s "

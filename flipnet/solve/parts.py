@@ -7,14 +7,14 @@ recursion for small ones (`small`), which must not wait for Numba to load.
 from flipnet.base.errors import FlipnetError
 from flipnet.solve.kayles import kayles_splits
 
-MAX_FRAME = 64  # cells of a component's bounding box that fit one 64-bit word
+MAX_FRAME = 128  # cells of a component's bounding box the search takes (two 64-bit words)
 
 
 def components(cells, with_origin=False):
     """The connected components of two or more cells: (bits, h, w) on each one's bounding
     box (and its top-left cell with `with_origin`), cell (r, c) of the box at bit r * w + c.
-    A component whose box exceeds 64 cells is refused unless it is a straight run (Kayles'
-    closed form values those)."""
+    A component whose box exceeds MAX_FRAME cells is refused unless it is a straight run
+    (Kayles' closed form values those)."""
     cells = set(cells)
     out = []
     while cells:

@@ -244,7 +244,7 @@ def save_checkpoint():
     search = solver()
     if search.checkpoint is None or search.checkpoint.identity is None:
         return None
-    return search.checkpoint.save(search.tt)
+    return search.checkpoint.save(search.tt, search.wide_tt)
 
 
 @contextlib.contextmanager

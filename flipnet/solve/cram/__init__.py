@@ -1,7 +1,7 @@
 """Exact values of flip positions too large for a table: the game Cram on the full cells.
 
 `CramSolver` splits a position into connected components, gives each its own frame (its
-bounding box, at most 64 cells), and asks the Numba search (`search`) for the nimber of
+bounding box, at most 128 cells: one 64-bit word up to 64, two beyond), and asks the Numba search (`search`) for the nimber of
 each, with the endgame database (`endgame`) and a transposition table shared by every
 question the solver is asked. The search runs in worker threads that `supervisor` watches:
 progress on stderr, `timeout` (one search) and `time_limit` (a whole question), Ctrl-C and
@@ -22,6 +22,7 @@ from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.cram.supervisor import Supervisor
+from flipnet.solve.cram.wide import split_words
 from flipnet.solve.kayles import dawson_kayles
 from flipnet.solve.parts import MAX_FRAME, cells_of, components, kayles_moves
 ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the endgame database
@@ -34,6 +35,8 @@ LARGE_ENDGAME_FROM = 40
 # 2^26, plus 1.6 s to map it); one too small loses facts it has to find again.
 MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # 16 MB .. 8.6 GB
 ENTRY_BYTES = 16  # two words an entry
+WIDE_ENTRY_WORDS = 4  # a wide table's entry: the key's two words, the meta word and one spare (search.KEY_HIGH)
+MIN_WIDE_LOG = 10  # a wide table before any wide component comes: 32 kB
 TABLE_SHARE = 2  # a table takes at most half the usable memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 # From this table (log2 of its entries) on, the pages are 2 MB: fewer TLB misses pay for the
@@ -106,6 +109,7 @@ class CramSolver:
         self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
         self._populated = None  # the table whose pages are all mapped (`populate`)
         self.tt_log = tt_log
+        self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)
         self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
@@ -118,7 +122,7 @@ class CramSolver:
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
         self.checkpoint = None  # a `checkpoint.Checkpoint` the searches keep their facts in
-        self._restored = None  # the table the checkpoint's facts were written into
+        self._restored = None  # the tables (table, wide table) the checkpoint's facts were written into
 
     @property
     def ctx(self):
@@ -130,10 +134,15 @@ class CramSolver:
         return self._context(self.endgame, self.tt, self.tt_log, self.control, self._worker_stats[worker],
                              self._worker_scratch[worker], self.paths, worker)
 
+    def wide_ctx_of(self, worker):
+        """`ctx_of` for a kernel of wide components (`search.WideContext`): the wide table too."""
+        return search.WideContext(*self.ctx_of(worker), self.wide_tt, self.wide_log,
+                                  *self._worker_scratch[worker][2:])
+
     def _context(self, endgame, table, tt_log, control, stats, scratch, paths, worker):
         """A kernel's context (`search.SearchContext`)."""
         return search.SearchContext(endgame.data, endgame.boxes, self.kayles, table, tt_log, control, stats,
-                                    *scratch, paths, worker)
+                                    *scratch[:2], paths, worker)
 
     def counts(self):
         """The search's counters (search.NODES, ...) summed over the workers."""
@@ -188,9 +197,11 @@ class CramSolver:
                 moves += [((run[i], run[i + 1]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
                           for i in range(len(run) - 1)]
                 continue
-            pairs = search.dominoes(np.uint64(bits), h, w).tolist()
-            left = np.array([int(bits) & ~(1 << a | 1 << b) for a, b in pairs], np.uint64)
-            for (a, b), after in zip(pairs, self.values_of_states(left, h, w)):
+            pairs = self._dominoes(bits, h, w)
+            left = [int(bits) & ~(1 << a | 1 << b) for a, b in pairs]
+            after_values = self.wide_values(left, h, w) if h * w > search.NARROW else \
+                self.values_of_states(np.array(left, np.uint64), h, w)
+            for (a, b), after in zip(pairs, after_values):
                 moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ int(after)))
         return total, sorted(moves)
 
@@ -205,6 +216,8 @@ class CramSolver:
         for k, (bits, h, w) in enumerate(parts):
             if min(h, w) == 1:  # a straight run (or one cell): Kayles' closed form, no search
                 values[k] = dawson_kayles(max(h, w))
+            elif h * w > search.NARROW:  # two words
+                values[k] = self.wide_values([bits], h, w)[0]
             else:
                 searched.append(k)
         if searched:
@@ -216,6 +229,16 @@ class CramSolver:
             values[searched] = out
             check_nimbers(out, np.bitwise_count(bits))
         return values
+
+    def wide_values(self, masks, h, w):
+        """The nimbers of positions of an h x w frame of 65 to 128 cells, given as integers."""
+        lo, hi = split_words(masks)
+        out = np.zeros(lo.size, np.int64)
+        self._run(search.wide_values, lo, hi, h, w, out)
+        if (out == search.NOT_IN_SET).any():
+            raise FlipnetError(f"a {h}x{w} position has a nimber of 64 or more, past the search's sets of values")
+        check_nimbers(out, [bin(int(m)).count("1") for m in masks])
+        return out
 
     def _prepare_for(self, parts):
         """Load the database, grow the table and map its pages, as these components call for."""
@@ -237,6 +260,24 @@ class CramSolver:
             # two workers faulting pages in one by one wait for each other
             populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
             self._populated = self.tt
+        widest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1 and h * w > search.NARROW),
+                     default=0)
+        if widest and self.grow_table and self.tt_log - 1 > self.wide_log:
+            self.use_wide_table(self.tt_log - 1)
+
+    def use_wide_table(self, log):
+        """A table of 2^log entries for wide components (32 bytes each: as many bytes as
+        the table's 2^(log + 1)), mapped at once; empty, as `use_table`'s."""
+        with self._busy:
+            self.supervisor.wait_for_left()
+            for size in range(log, self.wide_log, -1):
+                try:
+                    table = zeroed_table(1 << size, WIDE_ENTRY_WORDS)
+                except (MemoryError, OSError):
+                    continue
+                populate(table, huge_pages=size >= HUGE_PAGES_FROM - 1)
+                self.wide_tt, self.wide_log = table, size
+                return
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):
         """Values of many positions of one rows x cols board (at most 64 cells), given as
@@ -315,13 +356,26 @@ class CramSolver:
             if min(h, w) == 1:
                 moves += kayles_moves(h, w, r0, c0, target)
                 continue
-            pairs = search.dominoes(np.uint64(bits), h, w).tolist()  # Python ints: a move may hold bit 63
+            pairs = self._dominoes(bits, h, w)
             out = np.zeros(len(pairs), np.bool_)
-            self._run(search.moves_to, np.uint64(bits), h, w, target, out)
+            if h * w > search.NARROW:
+                lo, hi = split_words([bits])
+                self._run(search.wide_moves, lo[0], hi[0], h, w, target, out)
+            else:
+                self._run(search.moves_to, np.uint64(bits), h, w, target, out)
             for (a, b), wins in zip(pairs, out):
                 if wins:
                     moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
         return total, sorted(moves)
+
+    @staticmethod
+    def _dominoes(bits, h, w):
+        """[(a, b)] cells of the dominoes of a component, in the order of the search's moves
+        (`search.dominoes`), as Python ints (a move may hold bit 63)."""
+        if h * w > search.NARROW:
+            lo, hi = split_words([bits])
+            return search.wide_dominoes(lo[0], hi[0], h, w).tolist()
+        return search.dominoes(np.uint64(bits), h, w).tolist()
 
     def cancel(self):
         """From another thread: stop the question under way (its searches end with
@@ -398,10 +452,12 @@ class CramSolver:
         """(arguments, context) of each worker's call: with several, on a question's
         components (not on a batch of positions), each but the first writes its answers to
         an array of its own."""
-        if self.workers == 1 or kernel not in (search.nimbers_of, search.moves_to):
-            return [(args, self.ctx_of(0))]
-        return [(args, self.ctx_of(0))] + [((*args[:-1], np.empty_like(args[-1])), self.ctx_of(k))
-                                           for k in range(1, self.workers)]
+        ctx_of = self.wide_ctx_of if kernel in (search.wide_values, search.wide_moves) else self.ctx_of
+        if self.workers == 1 or kernel not in (search.nimbers_of, search.moves_to, search.wide_values,
+                                               search.wide_moves):
+            return [(args, ctx_of(0))]
+        return [(args, ctx_of(0))] + [((*args[:-1], np.empty_like(args[-1])), ctx_of(k))
+                                      for k in range(1, self.workers)]
 
     def use_checkpoint(self, checkpoint):
         """Keep the searches' largest facts in `checkpoint` (`checkpoint.Checkpoint`) as
@@ -413,10 +469,10 @@ class CramSolver:
         again (the table keeps what it found, so it goes on from there)."""
         if self.checkpoint is None:
             return self._run_once(kernel, *args, watch=watch)
-        if self._restored is not self.tt:
+        if self._restored is None or self._restored[0] is not self.tt or self._restored[1] is not self.wide_tt:
             self.checkpoint.bind(self.endgame, self.control[search.MIRROR])
-            self.checkpoint.restore(self.tt, self.tt_log, self.stats)
-            self._restored = self.tt
+            self.checkpoint.restore(self.tt, self.tt_log, self.stats, self.wide_tt, self.wide_log)
+            self._restored = (self.tt, self.wide_tt)
         since = int(self.counts()[search.NODES])  # a stop counts the positions of every run since
         while True:
             self.supervisor.pause_at = time.perf_counter() + self.checkpoint.seconds
@@ -424,11 +480,11 @@ class CramSolver:
                 self._run_once(kernel, *args, watch=watch, since=since)
                 return
             except Paused:
-                self.checkpoint.save(self.tt)
+                self.checkpoint.save(self.tt, self.wide_tt)
             except FlipnetError as exc:
                 if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
                     raise
-                facts, _ = self.checkpoint.save(self.tt)
+                facts, _ = self.checkpoint.save(self.tt, self.wide_tt)
                 raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts): the same "
                                 f"command goes on from there") from None
             finally:
@@ -495,8 +551,8 @@ class Paused(Exception):
 
 def _batch(states, rows, cols):
     """A batch's states as 64-bit masks, once its board is known to fit a word."""
-    if rows * cols > MAX_FRAME:
-        raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {MAX_FRAME}")
+    if rows * cols > search.NARROW:
+        raise FlipnetError(f"a {rows}x{cols} board has {rows * cols} cells; batches take at most {search.NARROW}")
     return np.asarray(states, dtype=np.uint64)
 
 

@@ -1,7 +1,9 @@
-"""Positions as 64-bit masks on a small frame, in Numba: moves, components, canonical keys.
+"""Positions as masks on a small frame, in Numba: moves, components, canonical keys.
 
-A position lives on a frame of h rows and w columns (h * w <= 64), cell (r, c) being
-bit r * w + c. A connected component is keyed by its canonical form: moved to the
+A position lives on a frame of h rows and w columns, cell (r, c) being bit r * w + c: a
+uint64 when h * w <= 64, a 128-bit `wide.U128` when h * w <= 128. Each kernel is written
+once with operators and compiled for the width it is given (`wide`); a row of a frame is
+always one word. A connected component is keyed by its canonical form: moved to the
 top-left corner and, of its 8 images under rotation and reflection, the one with
 h <= w and the smallest bits when packed with its own width as the stride. The key is
 (bits, shape word: `keys.shape_word(h, w)`), so it is the same wherever, however and on
@@ -11,10 +13,11 @@ are shared by every position.
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.extending import intrinsic
+from numba.extending import overload
 
 from flipnet.solve.cram.keys import shape_word
+from flipnet.solve.cram.wide import (WIDE_CELLS, U128Type, bit_reversed, count_ones, leading_zeros, like, load, low,
+                                     one_like, store, trailing_zeros, wide, width_of, zero_like)
 
 U1 = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -38,6 +41,38 @@ def _frame_masks():
 FULL, FIRST_COL, LAST_COL = _frame_masks()
 
 
+def _wide_frame_masks():
+    """The same masks for every frame of 65 to 128 cells, as (low, high) words."""
+    masks = np.zeros((3, WIDE_CELLS + 1, WIDE_CELLS + 1, 2), dtype=np.uint64)
+    for h in range(1, WIDE_CELLS + 1):
+        for w in range(1, WIDE_CELLS // h + 1):
+            full = (1 << (h * w)) - 1
+            first = sum(1 << (r * w) for r in range(h))
+            for k, m in enumerate((full, first, first << (w - 1))):
+                masks[k, h, w] = m & 0xFFFFFFFFFFFFFFFF, m >> 64
+    return masks
+
+
+WIDE_MASKS = _wide_frame_masks()  # [0: full, 1: first column, 2: last column, h, w]
+
+
+def _frame_mask(table, kind):
+    """The mask `table[h, w]` of a frame (a word), or its wide twin in WIDE_MASKS."""
+    def stub(p, h, w):
+        raise TypeError("a Numba function: call it from a kernel")
+
+    def typing(p, h, w):
+        if isinstance(p, U128Type):
+            return lambda p, h, w: wide(WIDE_MASKS[kind, h, w, 0], WIDE_MASKS[kind, h, w, 1])
+        return lambda p, h, w: table[h, w]
+
+    overload(stub, inline="always")(typing)
+    return stub
+
+
+full_of, first_col_of, last_col_of = (_frame_mask(t, k) for k, t in enumerate((FULL, FIRST_COL, LAST_COL)))
+
+
 def centre_distance(a, vertical, h, w):
     """Twice the distance of the domino whose top or left cell is a from the centre of the
     h x w frame: the larger of its row and column distances."""
@@ -45,15 +80,15 @@ def centre_distance(a, vertical, h, w):
 
 
 def _dominoes_centre_first():
-    """Every domino of every frame (h * w <= 64), nearest the frame's centre first:
+    """Every domino of every frame (h * w <= 128), nearest the frame's centre first:
     CODE[FIRST[h, w]:END[h, w]] holds 2 * (its top or left cell) + (1 if vertical), and
     DISTANCE the same places' `centre_distance`. Options met in this order reach one that
     settles a question sooner than met row by row (a fifth of them, not 28%)."""
-    first = np.zeros((65, 65), np.int64)
-    end = np.zeros((65, 65), np.int64)
+    first = np.zeros((WIDE_CELLS + 1, WIDE_CELLS + 1), np.int64)
+    end = np.zeros((WIDE_CELLS + 1, WIDE_CELLS + 1), np.int64)
     code, distance = [], []
-    for h in range(1, 65):
-        for w in range(1, 64 // h + 1):
+    for h in range(1, WIDE_CELLS + 1):
+        for w in range(1, WIDE_CELLS // h + 1):
             first[h, w] = len(code)
             found = [(centre_distance(a, vertical, h, w), vertical, a) for a in range(h * w)
                      for vertical in range(2) if (a // w < h - 1 if vertical else a % w < w - 1)]
@@ -67,53 +102,41 @@ def _dominoes_centre_first():
 DOMINO_FIRST, DOMINO_END, DOMINO_CODE, DOMINO_DISTANCE = _dominoes_centre_first()
 
 
-def _bit_intrinsic(name, *flag):
-    """A uint64 -> uint64 LLVM bit intrinsic as a Numba function: one instruction where the
-    CPU has it (popcnt, tzcnt, lzcnt), where shifts and masks take a dozen."""
-
-    @intrinsic
-    def op(typingctx, x):
-        def codegen(context, builder, signature, args):
-            return getattr(builder, name)(args[0], *(context.get_constant(types.boolean, f) for f in flag))
-
-        return types.uint64(types.uint64), codegen
-
-    return op
-
-
-_ctpop, _cttz, _ctlz, _bitreverse = (_bit_intrinsic("ctpop"), _bit_intrinsic("cttz", False),
-                                     _bit_intrinsic("ctlz", False), _bit_intrinsic("bitreverse"))
-
-
 @njit(cache=True, inline="always")
 def popcount(x):
-    return np.int64(_ctpop(np.uint64(x)))
+    return np.int64(count_ones(x))
 
 
 @njit(cache=True, inline="always")
 def lowest_bit_index(x):
     """Index of the lowest set bit of x (x != 0)."""
-    return np.int64(_cttz(np.uint64(x)))
+    return np.int64(trailing_zeros(x))
 
 
 @njit(cache=True, inline="always")
 def highest_bit_index(x):
     """Index of the highest set bit of x (x != 0)."""
-    return 63 - np.int64(_ctlz(np.uint64(x)))
+    return width_of(x) - 1 - np.int64(leading_zeros(x))
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(x):
+    """The lowest set bit of x, as a mask."""
+    return x & (~x + one_like(x))
 
 
 @njit(cache=True, inline="always")
 def neighbours(p, h, w):
     """Cells next to a cell of p (p's own cells may be among them) inside the h x w frame."""
-    full = FULL[h, w]
-    return (((p << np.uint64(1)) & full & ~FIRST_COL[h, w]) | ((p >> np.uint64(1)) & ~LAST_COL[h, w])
+    full = full_of(p, h, w)
+    return (((p << np.uint64(1)) & full & ~first_col_of(p, h, w)) | ((p >> np.uint64(1)) & ~last_col_of(p, h, w))
             | ((p << np.uint64(w)) & full) | (p >> np.uint64(w)))
 
 
 @njit(cache=True, inline="always")
 def horizontal_moves(p, h, w):
     """Left cells of the free horizontal dominoes of p."""
-    return p & (p >> np.uint64(1)) & ~LAST_COL[h, w]
+    return p & (p >> np.uint64(1)) & ~last_col_of(p, h, w)
 
 
 @njit(cache=True, inline="always")
@@ -130,13 +153,13 @@ def move_count(p, h, w):
 @njit(cache=True)
 def split_without(p, h, w, cut, out):
     """`split`, on the graph of p without the horizontal links whose left cells are `cut`."""
-    full = FULL[h, w]
-    right_ok = ~cut & ~LAST_COL[h, w]
-    left_ok = ~(cut << np.uint64(1)) & ~FIRST_COL[h, w]
+    full = full_of(p, h, w)
+    right_ok = ~cut & ~last_col_of(p, h, w)
+    left_ok = ~(cut << np.uint64(1)) & ~first_col_of(p, h, w)
     n = 0
     rest = p
     while rest:
-        comp = rest & (~rest + np.uint64(1))
+        comp = lowest_bit(rest)
         while True:
             grown = (comp | ((comp & right_ok) << np.uint64(1)) | ((comp & left_ok) >> np.uint64(1))
                      | ((comp << np.uint64(w)) & full) | (comp >> np.uint64(w))) & rest
@@ -144,8 +167,8 @@ def split_without(p, h, w, cut, out):
                 break
             comp = grown
         rest &= ~comp
-        if comp & (comp - np.uint64(1)):  # two cells or more
-            out[n] = comp
+        if comp & (comp - one_like(comp)):  # two cells or more
+            store(comp, out, n)
             n += 1
     return n
 
@@ -153,13 +176,13 @@ def split_without(p, h, w, cut, out):
 @njit(cache=True)
 def split(p, h, w, out):
     """The connected components of p with two or more cells, into `out`; their count."""
-    return split_without(p, h, w, np.uint64(0), out)
+    return split_without(p, h, w, zero_like(p), out)
 
 
 @njit(cache=True, inline="always")
 def reverse_bits(x, width):
     """The lowest `width` bits of x in reverse order."""
-    return _bitreverse(np.uint64(x)) >> np.uint64(64 - width)
+    return bit_reversed(x) >> np.uint64(width_of(x) - width)
 
 
 @njit(cache=True)
@@ -170,7 +193,7 @@ def frame_rows(p, h, w, rows):
     r0, r1 = -1, -1
     cols = np.uint64(0)
     for r in range(h):
-        row = (p >> np.uint64(r * w)) & mask
+        row = low(p >> np.uint64(r * w)) & mask
         if row:
             if r0 < 0:
                 r0 = r
@@ -179,7 +202,7 @@ def frame_rows(p, h, w, rows):
     c0 = lowest_bit_index(cols)
     c1 = highest_bit_index(cols)
     for i in range(r1 - r0 + 1):
-        rows[i] = ((p >> np.uint64((r0 + i) * w)) & mask) >> np.uint64(c0)
+        rows[i] = (low(p >> np.uint64((r0 + i) * w)) & mask) >> np.uint64(c0)
     return r1 - r0 + 1, c1 - c0 + 1
 
 
@@ -217,14 +240,14 @@ def transpose_rows(rows, bh, bw, trows):
 
 
 @njit(cache=True)
-def _smallest_flip(rows, bh, bw):
-    """The smallest packing (stride bw) of the rows under the two flips of the box: the
-    rows packed in order and in reverse order, and the reversals of those two words (a
-    half-turn, and a flip of the columns)."""
-    ahead, back = np.uint64(0), np.uint64(0)
+def _smallest_flip(rows, bh, bw, zero):
+    """The smallest packing (stride bw, in a mask of zero's width) of the rows under the two
+    flips of the box: the rows packed in order and in reverse order, and the reversals of
+    those two masks (a half-turn, and a flip of the columns)."""
+    ahead, back = zero, zero
     for i in range(bh):
-        ahead |= rows[i] << np.uint64(i * bw)
-        back |= rows[bh - 1 - i] << np.uint64(i * bw)
+        ahead |= like(zero, rows[i]) << np.uint64(i * bw)
+        back |= like(zero, rows[bh - 1 - i]) << np.uint64(i * bw)
     n = bh * bw
     best = ahead if ahead < back else back
     for bits in (reverse_bits(ahead, n), reverse_bits(back, n)):
@@ -234,16 +257,16 @@ def _smallest_flip(rows, bh, bw):
 
 
 @njit(cache=True)
-def canonical_of_rows(rows, bh, bw, trows, transposed):
-    """(bits, shape) of the canonical form of the component in rows[0..bh) (bh x bw);
-    `transposed`: trows already holds its transpose."""
+def canonical_of_rows(rows, bh, bw, trows, transposed, zero):
+    """(bits, shape) of the canonical form of the component in rows[0..bh) (bh x bw), its
+    bits a mask of zero's width; `transposed`: trows already holds its transpose."""
     if bh < bw:
-        return _smallest_flip(rows, bh, bw), shape_word(bh, bw)
+        return _smallest_flip(rows, bh, bw, zero), shape_word(bh, bw)
     if not transposed:
         transpose_rows(rows, bh, bw, trows)
     if bw < bh:
-        return _smallest_flip(trows, bw, bh), shape_word(bw, bh)
-    a, b = _smallest_flip(rows, bh, bw), _smallest_flip(trows, bw, bh)
+        return _smallest_flip(trows, bw, bh, zero), shape_word(bw, bh)
+    a, b = _smallest_flip(rows, bh, bw, zero), _smallest_flip(trows, bw, bh, zero)
     return (a if a < b else b), shape_word(bh, bw)
 
 
@@ -253,7 +276,7 @@ def canonical(p, h, w, rows, trows):
 
     `rows` and `trows` are scratch arrays of 64 uint64."""
     bh, bw = frame_rows(p, h, w, rows)
-    return canonical_of_rows(rows, bh, bw, trows, False)
+    return canonical_of_rows(rows, bh, bw, trows, False, zero_like(p))
 
 
 @njit(cache=True)
@@ -265,22 +288,22 @@ def is_point_symmetric_zero(bits, h, w):
         return False
     if h % 2 == 1 and w % 2 == 0:  # the middle row's centre domino maps to itself
         mid = (h // 2) * w + w // 2
-        return not ((bits >> np.uint64(mid - 1)) & (bits >> np.uint64(mid)) & U1)
+        return not low((bits >> np.uint64(mid - 1)) & (bits >> np.uint64(mid))) & U1
     if h % 2 == 0 and w % 2 == 1:
         mid = (h // 2) * w + w // 2
-        return not ((bits >> np.uint64(mid - w)) & (bits >> np.uint64(mid)) & U1)
+        return not low((bits >> np.uint64(mid - w)) & (bits >> np.uint64(mid))) & U1
     if h % 2 == 1 and w % 2 == 1:  # the centre cell meets its own image: only if it is empty
         centre = (h // 2) * w + w // 2
-        return not ((bits >> np.uint64(centre)) & U1)
+        return not low(bits >> np.uint64(centre)) & U1
     return True
 
 
 @njit(cache=True)
 def tufts(p, h, w):
     """Cells of p with exactly one neighbour in p."""
-    full = FULL[h, w]
-    right = p & (p >> np.uint64(1)) & ~LAST_COL[h, w]
-    left = p & (p << np.uint64(1)) & full & ~FIRST_COL[h, w]
+    full = full_of(p, h, w)
+    right = p & (p >> np.uint64(1)) & ~last_col_of(p, h, w)
+    left = p & (p << np.uint64(1)) & full & ~first_col_of(p, h, w)
     down = p & (p >> np.uint64(w))
     up = p & (p << np.uint64(w)) & full
     two = (right & left) | (right & down) | (right & up) | (left & down) | (left & up) | (down & up)
@@ -295,12 +318,12 @@ def reduce_stars(p, h, w):
     neighbour is such a centre is dropped (a move on it is worth the move on the centre's
     tuft)."""
     t = tufts(p, h, w)
-    kept = np.uint64(0)  # centres that kept a tuft
+    kept = zero_like(p)  # centres that kept a tuft
     centres = p & neighbours(t, h, w)
     x = t
     while x:
-        tuft = x & (~x + np.uint64(1))
-        x &= x - np.uint64(1)
+        tuft = lowest_bit(x)
+        x &= x - one_like(x)
         centre = neighbours(tuft, h, w) & p
         if centre & kept and not (tuft & kept):
             p &= ~tuft
@@ -322,9 +345,9 @@ def twin_links(p, h, w):
     takes one leaves no horizontal domino in the block, so the game without the block's
     horizontal links has the same value (Beling and Rogalski's Cram solver drops these
     moves). Two blocks found here never share a corner, so all can go at once."""
-    full = FULL[h, w]
-    right = p & (p >> np.uint64(1)) & ~LAST_COL[h, w]  # cells whose right neighbour is in p
-    left = p & (p << np.uint64(1)) & full & ~FIRST_COL[h, w]
+    full = full_of(p, h, w)
+    right = p & (p >> np.uint64(1)) & ~last_col_of(p, h, w)  # cells whose right neighbour is in p
+    left = p & (p << np.uint64(1)) & full & ~first_col_of(p, h, w)
     down = p & (p >> np.uint64(w))
     up = p & (p << np.uint64(w)) & full
     top_left = right & down & ~left & ~up  # a corner with its two neighbours in the block
@@ -347,7 +370,7 @@ def reduced_split(p, h, w, out, stack):
     n = 0
     while top:
         top -= 1
-        comp = stack[top]
+        comp = load(stack, top)
         smaller = reduce_stars(comp, h, w)
         if smaller != comp:
             top += split(smaller, h, w, stack[top:])
@@ -358,6 +381,6 @@ def reduced_split(p, h, w, out, stack):
             if pieces > 1:
                 top += pieces
                 continue
-        out[n] = comp
+        store(comp, out, n)
         n += 1
     return n

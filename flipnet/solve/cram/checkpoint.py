@@ -4,7 +4,8 @@ components, kept in a file as the search goes and read back by the next run.
 Every entry of the table is a proven fact (a component's nimber, or values it does not
 have), true whatever search found it. The facts worth keeping are those about the largest
 components, nearest the root: each stands for the most search. So a checkpoint holds the
-MAX_FACTS facts of the most cells (16 bytes each, 16 MB at most: small enough to copy to
+MAX_FACTS facts of the most cells of each table (16 bytes each, 16 MB at most, and for
+the table of wide components, boxes past 64 cells, 24 bytes each: small enough to copy to
 another machine or to keep beside a published value), and a run that reads it starts
 with them in its table: the search descends again, finds them, and does not search below
 them again.
@@ -31,13 +32,14 @@ from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.base.files import atomic_path, check_writable
 from flipnet.solve.cram.bits import canonical, popcount, split
 from flipnet.solve.cram.keys import shape_cols, shape_rows
-from flipnet.solve.cram.search import KEY, META, _check, _SHAPE, tt_entry, tt_value
+from flipnet.solve.cram.search import META, NARROW, _SHAPE, _stored_key, _tt_write, tt_entry, tt_value
+from flipnet.solve.cram.wide import WIDE_CELLS, load, store, wide
 
-FORMAT = "flipnet-cram-checkpoint-1"
+FORMAT = "flipnet-cram-checkpoint-2"
 MAX_FACTS = 1 << 20  # the facts kept: 16 MB at most
 CHECKPOINT_SECONDS = 120.0  # between two writes during a search
 # The files whose code decides what a fact means (keys, table words) or which are true
-SEARCH_FILES = ("search.py", "bits.py", "keys.py", "endgame.py")
+SEARCH_FILES = ("search.py", "bits.py", "keys.py", "endgame.py", "wide.py")
 
 
 def checkpoint_seconds():
@@ -61,18 +63,19 @@ def search_version():
 
 
 @njit(cache=True, nogil=True)
-def _cells_histogram(tt):
-    """How many entries of the table hold a component of each number of cells (0..64)."""
-    counts = np.zeros(65, np.int64)
+def _cells_histogram(tt, zero):
+    """How many entries of the table hold a component of each number of cells (keys of
+    zero's width)."""
+    counts = np.zeros(WIDE_CELLS + 1, np.int64)
     for i in range(tt.shape[0]):
         meta = tt[i, META]
         if meta & _SHAPE:
-            counts[popcount(tt[i, KEY] ^ _check(meta))] += 1
+            counts[popcount(_stored_key(tt, i, meta, zero))] += 1
     return counts
 
 
 @njit(cache=True, nogil=True)
-def _collect(tt, least, room, out_bits, out_meta):
+def _collect(tt, least, room, out_bits, out_meta, zero):
     """The entries of at least `least` cells into out_*, those of exactly `least` cells only
     while `room` of them are left; how many."""
     n = 0
@@ -80,50 +83,66 @@ def _collect(tt, least, room, out_bits, out_meta):
         meta = tt[i, META]
         if not meta & _SHAPE:
             continue
-        bits = tt[i, KEY] ^ _check(meta)
+        bits = _stored_key(tt, i, meta, zero)
         c = popcount(bits)
         if c < least or c == least and room <= 0:
             continue
         if c == least:
             room -= 1
-        out_bits[n], out_meta[n] = bits, meta
+        store(bits, out_bits, n)
+        out_meta[n] = meta
         n += 1
     return n
 
 
-def facts_of(table, most=MAX_FACTS):
+def facts_of(table, most=MAX_FACTS, wide_keys=False):
     """(bits, meta) of the table's facts about its largest components: `most` at most,
-    the components of the most cells first. Only while no search writes the table."""
-    counts = _cells_histogram(table)
-    kept, least = 0, 64
+    the components of the most cells first; bits of a wide table (`wide_keys`) as rows of
+    two words. Only while no search writes the table."""
+    counts = _wide_histogram(table) if wide_keys else _cells_histogram(table, np.uint64(0))
+    kept, least = 0, WIDE_CELLS
     while least > 0 and kept + counts[least] <= most:
         kept += counts[least]
         least -= 1
     room = most - kept  # of the components of `least` cells, as many as fit
     size = kept + min(room, counts[least])
-    bits, meta = np.zeros(size, np.uint64), np.zeros(size, np.uint64)
-    n = _collect(table, least, room, bits, meta)
+    bits = np.zeros((size, 2) if wide_keys else size, np.uint64)
+    meta = np.zeros(size, np.uint64)
+    n = (_wide_collect(table, least, room, bits, meta) if wide_keys else
+         _collect(table, least, room, bits, meta, np.uint64(0)))
     return bits[:n], meta[:n]
+
+
+@njit(cache=True, nogil=True)
+def _wide_histogram(tt):
+    return _cells_histogram(tt, wide(np.uint64(0), np.uint64(0)))
+
+
+@njit(cache=True, nogil=True)
+def _wide_collect(tt, least, room, out_bits, out_meta):
+    return _collect(tt, least, room, out_bits, out_meta, wide(np.uint64(0), np.uint64(0)))
 
 
 @njit(cache=True)
 def _check_facts(bits, meta):
     """The index of the first fact that cannot be one (not a canonical connected component
-    filling its box, a nimber past what its cells allow), or -1."""
-    rows, trows, parts = np.zeros(64, np.uint64), np.zeros(64, np.uint64), np.zeros(64, np.uint64)
-    for k in range(bits.size):
+    filling its box, in the table of its width; a nimber past what its cells allow), or -1."""
+    rows, trows = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    parts = np.zeros((64, 2) if bits.ndim == 2 else 64, np.uint64)
+    for k in range(meta.size):
         shape = np.int64(meta[k] & _SHAPE)
         h, w = shape_rows(shape), shape_cols(shape)
-        if h < 2 or w < 2 or h * w > 64 or h > w:
+        if h < 2 or w < 2 or h * w > WIDE_CELLS or h > w or (h * w > NARROW) != (bits.ndim == 2):
             return k
-        if h * w < 64 and bits[k] >> np.uint64(h * w):
+        key = load(bits, k)
+        if h * w < (128 if bits.ndim == 2 else 64) and key >> np.uint64(h * w):
             return k
-        cb, cs = canonical(bits[k], h, w, rows, trows)
-        if cb != bits[k] or cs != shape:
+        cb, cs = canonical(key, h, w, rows, trows)
+        if cb != key or cs != shape:
             return k
-        if split(bits[k], h, w, parts) != 1 or parts[0] != bits[k]:
+        if split(key, h, w, parts) != 1 or load(parts, 0) != key:
             return k
-        if tt_value(meta[k]) > popcount(bits[k]) // 2:
+        if tt_value(meta[k]) > popcount(key) // 2:
             return k
     return -1
 
@@ -131,11 +150,11 @@ def _check_facts(bits, meta):
 @njit(cache=True)
 def _restore(tt, log_capacity, bits, meta, stats):
     """Write each fact into the table (a fresh one: its slot is free or its own)."""
-    for k in range(bits.size):
+    for k in range(meta.size):
         shape = np.int64(meta[k] & _SHAPE)
-        i, _ = tt_entry(tt, log_capacity, bits[k], shape, stats)
-        tt[i, KEY] = bits[k] ^ _check(meta[k])
-        tt[i, META] = meta[k]
+        key = load(bits, k)
+        i, _ = tt_entry(tt, log_capacity, key, shape, stats)
+        _tt_write(tt, i, key, meta[k])
 
 
 class Checkpoint:
@@ -158,20 +177,22 @@ class Checkpoint:
         """Before the work: the file can be written there, and the disk has room for it."""
         check_writable(self.path)
         free = shutil.disk_usage(self.path.parent if str(self.path.parent) else ".").free
-        most = MAX_FACTS * 16 + (1 << 20)
+        most = MAX_FACTS * (16 + 24) + (1 << 20)
         if free < 2 * most:  # the new file is written beside the old one before it replaces it
             raise FlipnetError(f"--checkpoint {self.path}: {free / 1e6:.0f} MB free on its disk; a checkpoint "
                                f"takes up to {most / 1e6:.0f} MB, written beside the last one (twice that)")
 
     def read(self):
-        """(bits, meta) of the facts the file holds; empty arrays where there is no file
-        yet. Another question's file, or a damaged one, is refused in one line."""
+        """((bits, meta), (wide bits, wide meta)) of the facts the file holds, the wide
+        bits as rows of two words; empty arrays where there is no file yet. Another
+        question's file, or a damaged one, is refused in one line."""
         if not self.path.exists():
-            return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+            return ((np.zeros(0, np.uint64), np.zeros(0, np.uint64)),
+                    (np.zeros((0, 2), np.uint64), np.zeros(0, np.uint64)))
         try:
             with np.load(self.path, allow_pickle=False) as f:
                 about = json.loads(str(f["identity"]))
-                bits, meta = f["bits"], f["meta"]
+                bits, meta, wide_bits, wide_meta = f["bits"], f["meta"], f["wide_bits"], f["wide_meta"]
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
@@ -181,26 +202,31 @@ class Checkpoint:
             if about.get(key) != mine:
                 raise FlipnetError(f"checkpoint {self.path} is of another {_what(key)} ({about.get(key)!r}, "
                                    f"this solve: {mine!r}): give another file, or delete it to start over")
-        if bits.dtype != np.uint64 or meta.dtype != np.uint64 or bits.shape != meta.shape or bits.ndim != 1:
+        if any(a.dtype != np.uint64 for a in (bits, meta, wide_bits, wide_meta)) or bits.shape != meta.shape \
+                or bits.ndim != 1 or wide_bits.shape != (wide_meta.size, 2) or wide_meta.ndim != 1:
             raise DamagedFile(f"checkpoint {self.path} is damaged (its arrays)")
-        bad = _check_facts(bits, meta)
-        if bad >= 0:
-            raise DamagedFile(f"checkpoint {self.path} is damaged: fact {bad} is of no component")
-        self.facts_read = int(bits.size)
-        return bits, meta
+        for which, (b, m) in (("", (bits, meta)), ("wide ", (wide_bits, wide_meta))):
+            bad = _check_facts(b, m)
+            if bad >= 0:
+                raise DamagedFile(f"checkpoint {self.path} is damaged: {which}fact {bad} is of no component")
+        self.facts_read = int(bits.size + wide_meta.size)
+        return (bits, meta), (wide_bits, wide_meta)
 
-    def restore(self, table, log_capacity, stats):
-        """The file's facts written into `table` (a fresh one); how many."""
-        bits, meta = self.read()
+    def restore(self, table, log_capacity, stats, wide_table, wide_log):
+        """The file's facts written into `table` and `wide_table` (fresh ones); how many."""
+        (bits, meta), (wide_bits, wide_meta) = self.read()
         _restore(table, log_capacity, bits, meta, stats)
-        return int(bits.size)
+        _restore(wide_table, wide_log, wide_bits, wide_meta, stats)
+        return self.facts_read
 
-    def save(self, table):
-        """Write the table's largest facts, atomically; (facts, bytes)."""
+    def save(self, table, wide_table):
+        """Write the tables' largest facts, atomically; (facts, bytes)."""
         bits, meta = facts_of(table)
+        wide_bits, wide_meta = facts_of(wide_table, wide_keys=True)
         with atomic_path(self.path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, identity=np.array(json.dumps(self.identity)), bits=bits, meta=meta)
-        self.saved = (int(bits.size), self.path.stat().st_size)
+            np.savez(f, identity=np.array(json.dumps(self.identity)), bits=bits, meta=meta, wide_bits=wide_bits,
+                     wide_meta=wide_meta)
+        self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
         return self.saved
 
 

@@ -50,6 +50,8 @@ from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, D
                                      twin_links, vertical_moves)
 from flipnet.solve.cram.keys import shape_cols, shape_rows, shape_word
 from flipnet.solve.cram.memory import borrowed, prefetch
+from flipnet.solve.cram.wide import (by_width, high, is_wide, like, load, load2, low, one_like, store, store2, wide,
+                                     zero_like)
 
 ABORT = -9
 UNKNOWN = -1
@@ -62,6 +64,7 @@ _XOR_MASKS = np.array([0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0
 ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 0)
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
+NARROW = 64  # cells of the largest box whose masks are one word (`wide`: up to 128)
 OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
 # control[]: what the caller asks; SHARED: several workers search one question together; SETS:
@@ -85,14 +88,21 @@ NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 # worker writes, `worker`: which row is its own).
 SearchContext = namedtuple("SearchContext", "db boxes kayles table log_capacity control stats scratch_u "
                                             "scratch_i path worker")
+# A wide search's: the same, and its own table (4 words an entry) and arenas. A type of its
+# own, so that the one-word kernels carry no more words from call to call (the context is
+# passed by value: each word costs, step 7(c) of docs/cram.md).
+WideContext = namedtuple("WideContext", SearchContext._fields + ("wide_table", "wide_log", "wide_u", "wide_i"))
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_M3 = np.uint64(0x165667B19E3779F9)
 
 
 @njit(cache=True, inline="always")
 def _slot(bits, shape, log_capacity):
-    h = (bits * _M1) ^ (np.uint64(shape) * _M2)
+    h = (low(bits) * _M1) ^ (np.uint64(shape) * _M2)
+    if is_wide(bits):
+        h ^= high(bits) * _M3
     h ^= h >> np.uint64(29)
     h *= _M1
     return np.int64(h >> np.uint64(64 - log_capacity))
@@ -104,7 +114,8 @@ def _slot(bits, shape, log_capacity):
 # searches that share the table may write one slot at once; a key word and a meta word
 # of different writes then fail the check and read as absent (a lost fact costs time,
 # never truth), and an update starts from what the slot holds only when that checks.
-KEY, META = 0, 1
+# The wide table's entries have four words: KEY_HIGH the key's high word XOR another mix.
+KEY, META, KEY_HIGH = 0, 1, 2
 _SHAPE = np.uint64(0xFFFF)
 EXCLUDABLE = 32
 
@@ -114,6 +125,15 @@ def _check(meta):
     """What an entry's key is XORed with: a bijective mix of its meta word."""
     h = meta * _M1
     return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _stored_key(tt, i, meta, bits):
+    """The key an entry holds, checked against its meta word (a mask of bits' width)."""
+    key = like(bits, tt[i, KEY] ^ _check(meta))
+    if is_wide(bits):
+        key |= like(bits, tt[i, KEY_HIGH] ^ _check(meta ^ _M3)) << np.uint64(64)
+    return key
 
 
 @njit(cache=True, inline="always")
@@ -139,7 +159,7 @@ def tt_probe(tt, log_capacity, bits, shape):
         s = meta & _SHAPE
         if s == 0:
             return np.uint64(0)
-        if s == shape and tt[i, KEY] ^ _check(meta) == bits:
+        if s == shape and _stored_key(tt, i, meta, bits) == bits:
             return meta
         i = (i + 1) & (capacity - 1)
     return np.uint64(0)
@@ -156,15 +176,15 @@ def tt_entry(tt, log_capacity, bits, shape, stats):
     for _ in range(8):
         meta = tt[i, META]
         s = meta & _SHAPE
-        if s == shape and tt[i, KEY] ^ _check(meta) == bits:
+        if s == shape and _stored_key(tt, i, meta, bits) == bits:
             return i, meta
         if s == 0:
             break
         i = (i + 1) & (capacity - 1)
     else:  # replace the smallest component of the neighbourhood: the cheapest to prove again
-        i, j, least = start, start, 65
+        i, j, least = start, start, 129
         for _ in range(8):
-            c = popcount(tt[j, KEY] ^ _check(tt[j, META]))
+            c = popcount(_stored_key(tt, j, tt[j, META], bits))
             if c < least:
                 i, least = j, c
             j = (j + 1) & (capacity - 1)
@@ -175,7 +195,9 @@ def tt_entry(tt, log_capacity, bits, shape, stats):
 
 @njit(cache=True, inline="always")
 def _tt_write(tt, i, bits, meta):
-    tt[i, KEY] = bits ^ _check(meta)
+    tt[i, KEY] = low(bits) ^ _check(meta)
+    if is_wide(bits):
+        tt[i, KEY_HIGH] = high(bits) ^ _check(meta ^ _M3)
     tt[i, META] = meta
 
 
@@ -193,6 +215,53 @@ def tt_exclude_set(tt, log_capacity, bits, shape, values, stats):
     if values:
         i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
         _tt_write(tt, i, bits, meta | (values << np.uint64(32)))
+
+
+# A wide mask of more than NARROW cells keeps its facts in the wide table (`wide_key`); any
+# other mask in the table, a narrow key inside a wide search as a word. The one-word kernels
+# read their table as before, from the context's fields taken at the top of a function:
+# taken where used, 3x14 searched 20% slower (the same positions).
+def _narrow_key(bits, shape):
+    return False
+
+
+def _wide_key(bits, shape):
+    return shape_rows(shape) * shape_cols(shape) > NARROW
+
+
+def _no_probe(bits, shape, ctx):
+    return np.uint64(0)
+
+
+def _wide_probe(bits, shape, ctx):
+    return tt_probe(ctx.wide_table, ctx.wide_log, bits, shape)
+
+
+def _no_store(bits, shape, value, ctx):
+    pass
+
+
+def _wide_store(bits, shape, value, ctx):
+    tt_store(ctx.wide_table, ctx.wide_log, bits, shape, value, ctx.stats)
+
+
+def _wide_exclude(bits, shape, value, ctx):
+    tt_exclude_set(ctx.wide_table, ctx.wide_log, bits, shape, value, ctx.stats)
+
+
+def _no_prefetch(bits, shape, ctx):
+    pass
+
+
+def _wide_prefetch(bits, shape, ctx):
+    prefetch(ctx.wide_table, 4 * _slot(bits, shape, ctx.wide_log))
+
+
+wide_key = by_width(_narrow_key, _wide_key)  # whether a key is the wide table's (False for a word)
+wide_probe = by_width(_no_probe, _wide_probe)  # `tt_probe` of the wide table
+wide_store = by_width(_no_store, _wide_store)  # `tt_store` there
+wide_exclude = by_width(_no_store, _wide_exclude)  # `tt_exclude_set` there
+wide_prefetch = by_width(_no_prefetch, _wide_prefetch)
 
 
 def stored_keys(tt):
@@ -228,10 +297,10 @@ def locate(part, h, w, ctx, rows, trows):
     db, boxes, kayles, tt, control = ctx.db, ctx.boxes, ctx.kayles, ctx.table, ctx.control
     log_capacity = ctx.log_capacity
     if popcount(part) <= 3:  # a connected 2 or 3 cells: one move (or two, to the same value 0)
-        return KNOWN, 1, np.uint64(0), 0
+        return KNOWN, 1, zero_like(part), 0
     bh, bw = frame_rows(part, h, w, rows)
     if bh == 1 or bw == 1:  # a straight line: a Dawson's Kayles heap
-        return KNOWN, int(kayles[max(bh, bw)]), np.uint64(0), 0
+        return KNOWN, int(kayles[max(bh, bw)]), zero_like(part), 0
     transposed = bh > bw
     if transposed:
         transpose_rows(rows, bh, bw, trows)
@@ -240,11 +309,14 @@ def locate(part, h, w, ctx, rows, trows):
         index = db_index(boxes, rows, bh, bw)
     if index >= 0:
         prefetch(db, index)
-        return IN_DB, index, np.uint64(0), 0
-    kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed)
+        return IN_DB, index, zero_like(part), 0
+    kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed, zero_like(part))
     if control[MIRROR] and is_point_symmetric_zero(kb, shape_rows(ks), shape_cols(ks)):
         return KNOWN, 0, kb, ks
-    prefetch(tt, 2 * _slot(kb, ks, log_capacity))
+    if wide_key(kb, ks):
+        wide_prefetch(kb, ks, ctx)
+    else:
+        prefetch(tt, 2 * _slot(low(kb), ks, log_capacity))
     return IN_TABLE, 0, kb, ks
 
 
@@ -257,7 +329,7 @@ def read(kind, index, kb, ks, ctx):
     if kind == IN_DB:
         stats[DB_HITS] += 1
         return int(db[index])
-    v = tt_value(tt_probe(tt, log_capacity, kb, ks))
+    v = tt_value(wide_probe(kb, ks, ctx) if wide_key(kb, ks) else tt_probe(tt, log_capacity, low(kb), ks))
     if v >= 0:
         stats[TT_HITS] += 1
     return v
@@ -272,8 +344,8 @@ def part_value(part, h, w, ctx, rows, trows):
 
 # Scratch memory: a row of each arena per depth of the search, so a node allocates
 # nothing. A question's component is at least two cells smaller than its asker's, so a
-# component of 64 cells asks at most 31 levels deep.
-LEVELS = 34
+# component of 128 cells (`wide_search`) asks at most 63 levels deep.
+LEVELS = 66
 _ROWS, _TROWS, _PARTS, _STACK, _OPT_BITS = 0, 64, 128, 192, 320  # uint64 words of a level
 U_WORDS = _OPT_BITS + MAX_OPTIONS * MAX_PARTS
 _X, _N, _COST, _ORDER, _USED, _OPT_SHAPE = (k * MAX_OPTIONS for k in range(6))  # int64 words
@@ -288,20 +360,23 @@ def controls(mirror):
 
 
 def scratch():
-    """The two arenas a solver hands its kernels: (uint64, int64), LEVELS rows each."""
-    return np.zeros((LEVELS, U_WORDS), np.uint64), np.zeros((LEVELS, I_WORDS), np.int64)
+    """The arenas a solver hands its kernels: (uint64, int64) for components of one word,
+    then the same for wide ones (WIDE_U_WORDS, WIDE_I_WORDS), LEVELS rows each: the first
+    two of a `SearchContext`, all four of a `WideContext`."""
+    return (np.zeros((LEVELS, U_WORDS), np.uint64), np.zeros((LEVELS, I_WORDS), np.int64),
+            np.zeros((LEVELS, WIDE_U_WORDS), np.uint64), np.zeros((LEVELS, WIDE_I_WORDS), np.int64))
 
 
 def paths(workers=2):
-    """Where each worker is: path[w, d] the (key bits, shape) it asks at depth d,
-    path[w, LEVELS, 0] its depth now. Shared by the workers of one question."""
-    return np.zeros((max(workers, 2), LEVELS + 1, 2), np.uint64)
+    """Where each worker is: path[w, d] the (key's low word, shape, key's high word) it asks
+    at depth d, path[w, LEVELS, 0] its depth now. Shared by the workers of one question."""
+    return np.zeros((max(workers, 2), LEVELS + 1, 3), np.uint64)
 
 
 @njit(cache=True, inline="always")
 def _enter(bits, shape, ctx, depth):
     path, me = ctx.path, ctx.worker
-    path[me, depth, 0], path[me, depth, 1] = bits, np.uint64(shape)
+    path[me, depth, 0], path[me, depth, 1], path[me, depth, 2] = low(bits), np.uint64(shape), high(bits)
     path[me, LEVELS, 0] = np.uint64(depth)
 
 
@@ -323,7 +398,8 @@ def _on_path(path, worker, bits, shape):
     """Whether `worker` asks this component at one of its depths down to DEFER_ABOVE + 1."""
     deepest = min(np.int64(path[worker, LEVELS, 0]), DEFER_ABOVE + 1)
     for d in range(1, deepest + 1):
-        if path[worker, d, 0] == bits and path[worker, d, 1] == np.uint64(shape):
+        if path[worker, d, 0] == low(bits) and path[worker, d, 1] == np.uint64(shape) and \
+                path[worker, d, 2] == high(bits):
             return True
     return False
 
@@ -349,7 +425,7 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
     -1 as soon as every value of `wanted` (bits) is known to be an option's: the nimber is
     then none of them, whatever the other options hold."""
     h, w = shape_rows(shape), shape_cols(shape)
-    duplicated = np.uint64(0) if every else twin_links(bits, h, w)
+    duplicated = zero_like(bits) if every else twin_links(bits, h, w)
     across = horizontal_moves(bits, h, w) & ~duplicated
     down = vertical_moves(bits, h, w)
     left = popcount(across) + popcount(down)
@@ -365,18 +441,18 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
             code = np.int64(DOMINO_CODE[e])
             e += 1
             vertical = code & 1
-            low = np.uint64(1) << np.uint64(code >> 1)
-            if not ((down if vertical else across) & low):
+            cell = one_like(bits) << np.uint64(code >> 1)
+            if not ((down if vertical else across) & cell):
                 continue
             left -= 1
-            child = bits & ~(low | (low << np.uint64(w if vertical else 1)))
+            child = bits & ~(cell | (cell << np.uint64(w if vertical else 1)))
             x, n = 0, 0
             for k in range(reduced_split(child, h, w, parts, stack)):
-                kind, index, kb, ks = locate(parts[k], h, w, ctx, rows, trows)
+                kind, index, kb, ks = locate(load(parts, k), h, w, ctx, rows, trows)
                 if kind == KNOWN:
                     x ^= index
                 else:  # a database entry is kept as (index, shape 0)
-                    opt_bits[count, n] = kb if kind == IN_TABLE else np.uint64(index)
+                    store2(kb if kind == IN_TABLE else like(bits, index), opt_bits, count, n)
                     opt_shape[count, n] = ks if kind == IN_TABLE else 0
                     n += 1
             if n == 0:
@@ -389,31 +465,35 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
         for i in range(first, count):
             located = opt_n[i]
             for k in range(located):  # the located parts move aside while the row takes the unknown ones
-                parts[k], stack[k] = opt_bits[i, k], np.uint64(opt_shape[i, k])
+                store(load2(opt_bits, i, k), parts, k)
+                store(like(bits, opt_shape[i, k]), stack, k)
             x, n, size = opt_x[i], 0, 0
             for k in range(located):
-                kb, ks = parts[k], np.int64(stack[k])
-                v = read(IN_TABLE if ks else IN_DB, np.int64(kb), kb, ks, ctx)
+                kb, ks = load(parts, k), np.int64(low(load(stack, k)))
+                v = read(IN_TABLE if ks else IN_DB, np.int64(low(kb)), kb, ks, ctx)
                 if v >= 0:
                     x ^= v
                     continue
                 c = popcount(kb)
                 twin = -1  # two equal components cancel: their nimbers XOR to 0
                 for j in range(n):
-                    if opt_bits[i, j] == kb and opt_shape[i, j] == ks:
+                    if load2(opt_bits, i, j) == kb and opt_shape[i, j] == ks:
                         twin = j
                 if twin >= 0:
                     for j in range(twin, n - 1):
-                        opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j + 1], opt_shape[i, j + 1]
+                        store2(load2(opt_bits, i, j + 1), opt_bits, i, j)
+                        opt_shape[i, j] = opt_shape[i, j + 1]
                     n -= 1
                     size -= c
                     continue
                 # insert keeping the largest first
                 j = n
-                while j > 0 and popcount(opt_bits[i, j - 1]) < c:
-                    opt_bits[i, j], opt_shape[i, j] = opt_bits[i, j - 1], opt_shape[i, j - 1]
+                while j > 0 and popcount(load2(opt_bits, i, j - 1)) < c:
+                    store2(load2(opt_bits, i, j - 1), opt_bits, i, j)
+                    opt_shape[i, j] = opt_shape[i, j - 1]
                     j -= 1
-                opt_bits[i, j], opt_shape[i, j] = kb, ks
+                store2(kb, opt_bits, i, j)
+                opt_shape[i, j] = ks
                 n += 1
                 size += c
             # the order of questions: fewest unknown cells, then the domino nearest the frame's
@@ -423,7 +503,8 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                 hit |= np.uint64(1) << np.uint64(x)
                 if wanted and not wanted & ~hit:
                     return -1
-            moves = move_count(opt_bits[i, 0], shape_rows(opt_shape[i, 0]), shape_cols(opt_shape[i, 0])) if n else 0
+            moves = move_count(load2(opt_bits, i, 0), shape_rows(opt_shape[i, 0]), shape_cols(opt_shape[i, 0])) \
+                if n else 0
             opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
     return count
 
@@ -435,7 +516,7 @@ def _same_option(i, j, opt_x, opt_n, opt_bits, opt_shape):
     for k in range(opt_n[i]):  # parts are ordered by size; equal sizes may come in any order
         found = False
         for m in range(opt_n[j]):
-            if opt_bits[i, k] == opt_bits[j, m] and opt_shape[i, k] == opt_shape[j, m]:
+            if load2(opt_bits, i, k) == load2(opt_bits, j, m) and opt_shape[i, k] == opt_shape[j, m]:
                 found = True
                 break
         if not found:
@@ -522,7 +603,16 @@ def _node(bits, shape, ctx):
     if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
         control[STOP] = OVER_BUDGET
         return np.uint64(0), True
-    return tt_probe(tt, log_capacity, bits, shape), False
+    if wide_key(bits, shape):
+        return wide_probe(bits, shape, ctx), False
+    return tt_probe(tt, log_capacity, low(bits), shape), False
+
+
+@njit(cache=True, inline="always")
+def _ask(bits, shape, wanted, ctx, depth):
+    """`query` (one word). The wide search (`wide_search`) compiles the functions that ask
+    with its own `_ask`, which sends a narrow key to this `query` and a wide one to its own."""
+    return query(bits, shape, wanted, ctx, depth)
 
 
 @njit(cache=True)
@@ -550,7 +640,10 @@ def query(bits, shape, wanted, ctx, depth):
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
                        False, wanted)
     if count < 0:  # options have every value wanted
-        tt_exclude_set(tt, log_capacity, bits, shape, wanted, stats)
+        if wide_key(bits, shape):
+            wide_exclude(bits, shape, wanted, ctx)
+        else:
+            tt_exclude_set(tt, log_capacity, low(bits), shape, wanted, stats)
         return NOT_IN_SET
     pending, known = _order_options(count, opt_x, opt_n, opt_cost, opt_bits, opt_shape, order)
     _enter(bits, shape, ctx, depth)
@@ -560,10 +653,15 @@ def query(bits, shape, wanted, ctx, depth):
         v, not_it = _by_sets(wanted, top, known, options, sweeps, ctx, depth)
     else:
         v, not_it = _by_values(excluded, top, used, options, sweeps, ctx, depth)
-    if v >= 0:
-        tt_store(tt, log_capacity, bits, shape, v, stats)
+    if wide_key(bits, shape):
+        if v >= 0:
+            wide_store(bits, shape, v, ctx)
+        elif v == NOT_IN_SET:
+            wide_exclude(bits, shape, not_it, ctx)
+    elif v >= 0:
+        tt_store(tt, log_capacity, low(bits), shape, v, stats)
     elif v == NOT_IN_SET:
-        tt_exclude_set(tt, log_capacity, bits, shape, not_it, stats)
+        tt_exclude_set(tt, log_capacity, low(bits), shape, not_it, stats)
     return v
 
 
@@ -572,12 +670,14 @@ def _aside(i, sweep, sweeps, aside, opt_bits, opt_shape, ctx):
     """(whether to pass option i in this sweep, the options left aside: 0-63, 64-127). With
     two sweeps (several workers), the first leaves aside the options another worker is
     searching, and the second asks only them, by then often answered in the table."""
-    low, high = aside
+    first, second = aside
+    if i >= 128:  # a wide component's options past 128 are asked in the first sweep
+        return sweep == 1, aside
     bit = np.uint64(1) << np.uint64(i & 63)
     if sweep == 1:
-        return not (high if i >= 64 else low) & bit, aside
-    if sweeps == 2 and _searched_by_another(opt_bits[i, 0], opt_shape[i, 0], ctx):
-        return True, ((low, high | bit) if i >= 64 else (low | bit, high))
+        return not (second if i >= 64 else first) & bit, aside
+    if sweeps == 2 and _searched_by_another(load2(opt_bits, i, 0), opt_shape[i, 0], ctx):
+        return True, ((first, second | bit) if i >= 64 else (first | bit, second))
     return False, aside
 
 
@@ -609,7 +709,7 @@ def _by_sets(wanted, top, known, options, sweeps, ctx, depth):
             ask = possible if beyond else possible & ~(np.uint64(1) << np.uint64(highest_bit_index(possible)))
             r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
             if r != ABORT:
-                r = query(opt_bits[i, 0], opt_shape[i, 0], xor_set(ask, opt_x[i]), ctx, depth + 1)
+                r = _ask(load2(opt_bits, i, 0), opt_shape[i, 0], xor_set(ask, opt_x[i]), ctx, depth + 1)
             if r == ABORT:
                 return ABORT, np.uint64(0)
             if r == NOT_IN_SET:
@@ -667,7 +767,7 @@ def _first_with(v, used, options, sweeps, ctx, depth):
             r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth)
             if r != ABORT:
                 one = np.uint64(1) << np.uint64(v ^ opt_x[i])
-                r = query(opt_bits[i, 0], opt_shape[i, 0], one, ctx, depth + 1)
+                r = _ask(load2(opt_bits, i, 0), opt_shape[i, 0], one, ctx, depth + 1)
             if r == ABORT:
                 return ABORT
             if r != NOT_IN_SET:
@@ -687,7 +787,7 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
     typed values (EVERY, not a literal)."""
     while opt_n[i] > 1:
         last = opt_n[i] - 1
-        v = query(opt_bits[i, last], opt_shape[i, last], EVERY, ctx, depth + 1)
+        v = _ask(load2(opt_bits, i, last), opt_shape[i, last], EVERY, ctx, depth + 1)
         if v == ABORT:
             return ABORT
         opt_x[i] ^= v
@@ -701,9 +801,9 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
     each read where it is known and searched where not; ABORT if stopped."""
     value = 0
     for j in range(reduced_split(mask, h, w, parts, stack)):
-        v, kb, ks = part_value(parts[j], h, w, ctx, rows, trows)
+        v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
         if v < 0:
-            v = query(kb, ks, EVERY, ctx, ONE)
+            v = _ask(kb, ks, EVERY, ctx, ONE)
         if v == ABORT:
             return ABORT
         value ^= v
@@ -747,7 +847,7 @@ def moves_to(bits, h, w, target, out, ctx):
             continue
         r = _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, 0)
         if r != ABORT:
-            r = query(opt_bits[i, 0], opt_shape[i, 0], np.uint64(1) << np.uint64(target ^ opt_x[i]), ctx, ONE)
+            r = _ask(load2(opt_bits, i, 0), opt_shape[i, 0], np.uint64(1) << np.uint64(target ^ opt_x[i]), ctx, ONE)
         if r == ABORT:
             return False
         out[i] = r != NOT_IN_SET and r ^ opt_x[i] == target
@@ -763,7 +863,7 @@ def dominoes(bits, h, w):
     for e in range(DOMINO_FIRST[h, w], DOMINO_END[h, w]):
         code = np.int64(DOMINO_CODE[e])
         a, vertical = code >> 1, code & 1
-        if ((down if vertical else across) >> np.uint64(a)) & np.uint64(1):
+        if low((down if vertical else across) >> np.uint64(a)) & np.uint64(1):
             out[i, 0], out[i, 1] = a, a + (w if vertical else 1)
             i += 1
     return out
@@ -791,3 +891,99 @@ def values_of_positions(masks, h, w, budget, out, ctx):
         stats[DONE] += 1
     control[NODE_LIMIT] = 0
     return True
+
+
+# --- Wide components: boxes of 65 to 128 cells ---------------------------------------------
+# The kernels above compile for a `wide.U128` mask as they are, but for the functions that
+# ask (`query` calls itself through them), and Numba's cache crashes when it loads a function
+# that calls another specialization of itself. So the wide search is those functions again,
+# the same code under names of its own: `_ask` sends a narrow key (a box of at most NARROW
+# cells) to the one-word `query` and a wide one to `wide_query`; `_level` takes the wide
+# arenas (two words a mask, up to WIDE_OPTIONS options). Written here, beside the code they
+# copy, so that Numba's cache (kept per source file) sees a change to either.
+WIDE_OPTIONS = 256  # dominoes of a component of at most 128 cells: at most 220 (11x11)
+_W_ROWS, _W_TROWS, _W_PARTS, _W_STACK, _W_OPT_BITS = 0, 64, 128, 256, 512
+WIDE_U_WORDS = _W_OPT_BITS + WIDE_OPTIONS * MAX_PARTS * 2
+_W_X, _W_N, _W_COST, _W_ORDER, _W_USED, _W_OPT_SHAPE = (k * WIDE_OPTIONS for k in range(6))
+WIDE_I_WORDS = _W_OPT_SHAPE + WIDE_OPTIONS * MAX_PARTS
+
+
+@njit(cache=True, inline="always")
+def _wide_level(ctx, depth):
+    """`_level` of the wide arenas: parts, stack and opt_bits hold two words a mask."""
+    u, i = ctx.wide_u[depth], ctx.wide_i[depth]
+    return (u[_W_ROWS:_W_TROWS], u[_W_TROWS:_W_PARTS], u[_W_PARTS:_W_STACK].reshape((64, 2)),
+            u[_W_STACK:_W_OPT_BITS].reshape((128, 2)), i[_W_X:_W_N], i[_W_N:_W_COST], i[_W_COST:_W_ORDER],
+            u[_W_OPT_BITS:].reshape((WIDE_OPTIONS, MAX_PARTS, 2)), i[_W_OPT_SHAPE:].reshape((WIDE_OPTIONS, MAX_PARTS)),
+            i[_W_ORDER:_W_USED], i[_W_USED:_W_OPT_SHAPE])
+
+
+@njit(cache=True, inline="always")
+def _narrow_ctx(ctx):
+    """The `SearchContext` inside a `WideContext`."""
+    return SearchContext(ctx.db, ctx.boxes, ctx.kayles, ctx.table, ctx.log_capacity, ctx.control, ctx.stats,
+                         ctx.scratch_u, ctx.scratch_i, ctx.path, ctx.worker)
+
+
+@njit(cache=True, inline="always")
+def _wide_ask(bits, shape, wanted, ctx, depth):
+    if shape_rows(shape) * shape_cols(shape) <= NARROW:
+        return query(low(bits), shape, wanted, _narrow_ctx(ctx), depth)
+    return wide_query(bits, shape, wanted, ctx, depth)
+
+
+@njit(cache=True, inline="always")
+def _borrowed_wide_ctx(ctx):
+    return WideContext(borrowed(ctx.db), borrowed(ctx.boxes), borrowed(ctx.kayles), borrowed(ctx.table),
+                       ctx.log_capacity, borrowed(ctx.control), borrowed(ctx.stats), borrowed(ctx.scratch_u),
+                       borrowed(ctx.scratch_i), borrowed(ctx.path), ctx.worker, borrowed(ctx.wide_table),
+                       ctx.wide_log, borrowed(ctx.wide_u), borrowed(ctx.wide_i))
+
+
+def _wide_copies(functions):
+    """Each function (a Numba dispatcher) again, as a new dispatcher compiled from the same
+    code with the wide names: `wide_` + its name, in this module."""
+    import types as pytypes
+    namespace = dict(globals())
+    namespace.update(_ask=_wide_ask, _level=_wide_level, _borrowed_ctx=_borrowed_wide_ctx)
+    made = {}
+    for fn in functions:
+        py = fn.py_func
+        name = "wide" + py.__name__ if py.__name__.startswith("_") else "wide_" + py.__name__
+        copy = pytypes.FunctionType(py.__code__, namespace, name, py.__defaults__, py.__closure__)
+        copy.__qualname__, copy.__doc__ = name, py.__doc__
+        options = {k: v for k, v in fn.targetoptions.items() if k != "nopython"}
+        made[py.__name__] = njit(**options, cache=True)(copy)
+        globals()[name] = made[py.__name__]
+    namespace.update(made)
+    return made
+
+
+_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _mask_value, moves_to])
+
+
+@njit(cache=True, nogil=True)
+def wide_values(lo, hi, h, w, out, ctx):
+    """The nimber of every position given as two words (lo[k], hi[k]) on the h x w frame
+    (h * w <= 128) into `out`; False if stopped. A nimber of 64 or more (which no Cram
+    position has come near) cannot be held by the sets of values: -2 (NOT_IN_SET) then."""
+    ctx = _borrowed_wide_ctx(ctx)
+    rows, trows, parts, stack = _wide_level(ctx, 0)[:4]
+    for k in range(lo.size):
+        value = wide_mask_value(wide(lo[k], hi[k]), h, w, ctx, rows, trows, parts, stack)
+        if value == ABORT:
+            return False
+        out[k] = value
+    return True
+
+
+@njit(cache=True, nogil=True)
+def wide_moves(lo, hi, h, w, target, out, ctx):
+    """`moves_to` of one wide component (two words)."""
+    return wide_moves_to(wide(lo, hi), h, w, target, out, ctx)
+
+
+@njit(cache=True)
+def wide_dominoes(lo, hi, h, w):
+    """`dominoes` of one wide component (two words)."""
+    return dominoes(wide(lo, hi), h, w)

@@ -1,0 +1,141 @@
+"""Components whose box has 65 to 128 cells: two-word masks (`cram.wide`), searched by the
+same kernels compiled for them, checked against values known another way."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from flipnet.solve.cram import CramSolver, bits, components
+from flipnet.solve.cram.wide import high, low, wide
+from flipnet.solve.kayles import dawson_kayles
+
+MASK = (1 << 128) - 1
+
+
+def words(x):
+    return np.uint64(x & (2**64 - 1)), np.uint64(x >> 64)
+
+
+def joined(lo, hi):
+    return int(lo) | int(hi) << 64
+
+
+@njit(cache=True)
+def _operations(a_lo, a_hi, b_lo, b_hi, n):
+    a, b = wide(a_lo, a_hi), wide(b_lo, b_hi)
+    out = np.zeros((9, 2), np.uint64)
+    for k, x in enumerate((a & b, a | b, a ^ b, ~a, a << n, a >> n, a + b, a - b, bits.reverse_bits(a, 128))):
+        out[k] = low(x), high(x)
+    counts = (bits.popcount(a), bits.lowest_bit_index(a), bits.highest_bit_index(a))
+    return out, counts, (a < b, a == b, a != b, bool(a))
+
+
+def test_wide_masks_behave_as_python_integers():
+    rng = np.random.default_rng(7)
+    values = [1, 1 << 63, 1 << 64, 1 << 127, MASK] + [int(rng.integers(1, 2**63)) << int(rng.integers(0, 65))
+                                                      | int(rng.integers(0, 2**63)) for _ in range(60)]
+    for a, b in zip(values, values[1:] + values[:1]):
+        n = int(rng.integers(0, 128))
+        out, counts, tests = _operations(*words(a), *words(b), n)
+        expected = (a & b, a | b, a ^ b, ~a & MASK, (a << n) & MASK, a >> n, (a + b) & MASK, (a - b) & MASK,
+                    int(f"{a:0128b}"[::-1], 2))
+        assert [joined(lo, hi) for lo, hi in out] == list(expected)
+        assert counts == (bin(a).count("1"), (a & -a).bit_length() - 1, a.bit_length() - 1)
+        assert tests == (a < b, a == b, a != b, a != 0)
+
+
+@njit(cache=True)
+def _canonical(lo, hi, h, w):
+    rows, trows = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    key, shape = bits.canonical(wide(lo, hi), h, w, rows, trows)
+    return low(key), high(key), shape
+
+
+def test_a_wide_canonical_form_ignores_place_and_symmetry():
+    rng = np.random.default_rng(8)
+    shape = {(r, c) for r in range(5) for c in range(17) if rng.random() < 0.6} | {(0, 0), (4, 16)}
+    images = [shape, {(c, r) for r, c in shape}, {(r, 16 - c) for r, c in shape}, {(4 - r, c) for r, c in shape}]
+    keys = set()
+    for image in images:
+        for dr, dc in ((0, 0), (1, 2)):
+            moved = {(r + dr, c + dc) for r, c in image}
+            h, w = max(r for r, _ in moved) + 1, max(c for _, c in moved) + 1
+            keys.add(_canonical(*words(sum(1 << (r * w + c) for r, c in moved)), h, w))
+    (lo, hi, key_shape), = keys
+    assert key_shape == (5 << 7 | 17) and bin(joined(lo, hi)).count("1") == len(shape)
+
+
+def snake(rows, cols):
+    """A path of cells, no two of them adjacent but neighbours on it: every other row full,
+    joined at alternate ends. Cram on a path is Dawson's Kayles."""
+    cells = {(r, c) for r in range(0, rows, 2) for c in range(cols)}
+    cells |= {(r, cols - 1 if r % 4 == 1 else 0) for r in range(1, rows, 2)}
+    return cells
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 22), (11, 11), (5, 25), (3, 42)])
+def test_a_path_bent_into_a_wide_box_is_worth_dawson_s_kayles(rows, cols):
+    path = snake(rows, cols)
+    solver = CramSolver(progress=False, tt_log=16)
+    assert solver.value(path) == dawson_kayles(len(path))
+    assert wide_facts(solver) > 0  # searched as a wide component
+
+
+@pytest.mark.parametrize("cols", [33, 41, 64])
+def test_two_row_boards_past_one_word(cols):
+    board = {(r, c) for r in range(2) for c in range(cols)}
+    assert CramSolver(progress=False, tt_log=16).value(board) == cols % 2
+    if cols < 40:  # an even board without the mirror rule: searched
+        board -= {(0, cols - 1), (1, cols - 1)}
+        assert CramSolver(progress=False, tt_log=16, mirror=False).value(board) == 0
+
+
+def wide_facts(solver):
+    """How many facts the solver's table of wide components holds."""
+    return int(np.count_nonzero(solver.wide_tt[:, 1]))
+
+
+def children(cells):
+    """{domino: the cells it leaves} of a position."""
+    return {((r, c), nb): cells - {(r, c), nb} for r, c in sorted(cells) for nb in ((r, c + 1), (r + 1, c))
+            if nb in cells}
+
+
+def mex(values):
+    return min(set(range(len(values) + 1)) - set(values))
+
+
+def ladder(seed, cols, rungs):
+    """Two full rows of a 3-row box joined by `rungs` cells drawn between them: a component
+    whose box passes 64 cells that no reduction shrinks, searched by the wide kernels."""
+    picked = np.random.default_rng(seed).choice(cols, size=rungs, replace=False).tolist()
+    return {(r, c) for r in (0, 2) for c in range(cols)} | {(1, c) for c in picked}
+
+
+# Each cheap enough for each child to be valued alone (50 to 56 children): measured, not drawn
+LADDERS = [(1, 23, 2), (3, 24, 3), (4, 27, 2)]
+
+
+@pytest.fixture(scope="module")
+def ladders_and_children():
+    """[(cells, {domino: the value of the position it leaves, valued by a fresh solver})]."""
+    out = []
+    for seed, cols, rungs in LADDERS:
+        cells = ladder(seed, cols, rungs)
+        out.append((cells, {move: CramSolver(progress=False, tt_log=14).value(left)
+                            for move, left in children(cells).items()}))
+    return out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_wide_positions_are_the_mex_of_their_children_each_valued_alone(ladders_and_children, workers):
+    """Value, winning moves and every move's value against the mex of the children."""
+    for cells, after in ladders_and_children:
+        assert any(h * w > 64 for _, h, w in components(cells))
+        solver = CramSolver(progress=False, tt_log=16, workers=workers)
+        value, moves = solver.winning_moves(cells)
+        assert wide_facts(solver) > 0  # searched as a wide component
+        assert value == mex(list(after.values()))
+        assert sorted(moves) == sorted(move for move, v in after.items() if v == 0)
+        total, move_values = solver.move_values(cells)
+        assert total == value and dict(move_values) == after
