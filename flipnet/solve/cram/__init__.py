@@ -253,16 +253,18 @@ class CramSolver:
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, under a minute, 3.5 GB)",
                   file=sys.stderr)
+        wide = any(min(h, w) > 1 and h * w > search.NARROW for bits, h, w in parts)
         wanted = table_log(largest, side) if self.grow_table and largest else 0
         if min(wanted, self.max_table_log) > self.tt_log:  # the system's limits read only when the table would grow
-            self.use_table(min(wanted, affordable_table_log(usable_memory()), self.max_table_log))
+            memory = usable_memory()
+            if wide and memory is not None:  # the wide table takes as many bytes: each its half of the share
+                memory //= 2
+            self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
             # two workers faulting pages in one by one wait for each other
             populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
             self._populated = self.tt
-        widest = max((bin(int(bits)).count("1") for bits, h, w in parts if min(h, w) > 1 and h * w > search.NARROW),
-                     default=0)
-        if widest and self.grow_table and self.tt_log - 1 > self.wide_log:
+        if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
             self.use_wide_table(self.tt_log - 1)
 
     def use_wide_table(self, log):
