@@ -107,29 +107,6 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         read(SMALL)
 
 
-def test_a_wide_board_keeps_its_wide_facts(tmp_path):
-    """A box of more than 64 cells: its facts are in the wide table, saved beside the others."""
-    path, board = tmp_path / "w.ckpt", "/".join(["1" * 37] * 2)
-    solver = CramSolver(progress=False, tt_log=16)
-    solver.use_checkpoint(Checkpoint(path, board))
-    value = solver.value(cells(board))
-    solver.checkpoint.save(solver.tt, solver.wide_tt)
-    with np.load(path) as f:
-        saved = {name: f[name].copy() for name in f.files}
-    assert value == 1 and saved["wide_meta"].size > 0 and saved["wide_bits"].shape == (saved["wide_meta"].size, 2)
-    fresh = CramSolver(progress=False, tt_log=16)
-    fresh.use_checkpoint(Checkpoint(path, board))
-    assert fresh.value(cells(board)) == 1 and fresh.report()["positions"] < solver.report()["positions"]
-
-    saved["wide_bits"][0, 1] ^= np.uint64(1 << 40)  # past its 2x37 box
-    with open(path, "wb") as f:
-        np.savez(f, **saved)
-    checkpoint = Checkpoint(path, board)
-    checkpoint.bind(fresh.endgame, True)
-    with pytest.raises(DamagedFile, match="w.ckpt is damaged: wide fact 0 is of no component"):
-        checkpoint.read()
-
-
 def test_the_command_refuses_a_checkpoint_it_cannot_keep(tmp_path):
     for args, message in ((["nim", "1,2", "--checkpoint", "c"], "flip positions in normal play"),
                           (["flip", "-", "--checkpoint", "c"], "keeps the search of one position"),

@@ -364,10 +364,6 @@ def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
     assert solver.value(full(3, 4)) == table(FlipGame(3, 4))[(1 << 12) - 1]
     assert solver.tt_log == 21 and solver.tt.nbytes == ENTRY_BYTES << 21
 
-    wide = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)  # two tables: half of the half each
-    assert wide.value(full(2, 33)) == 1
-    assert wide.tt_log == 20 and wide.wide_log == 19 and wide.tt.nbytes + wide.wide_tt.nbytes == ENTRY_BYTES << 21
-
 
 # In a process of its own: an address-space limit (`ulimit -v`) set once the kernels are
 # compiled, `room` bytes above what the process already holds.

@@ -1,11 +1,15 @@
 """Components whose box has 65 to 128 cells: two-word masks (`cram.wide`), searched by the
-same kernels compiled for them, checked against values known another way."""
+same kernels compiled for them, checked against values known another way. Every test of
+wide components is here, so that one process of the suite compiles the wide kernels."""
 
 import numpy as np
 import pytest
 from numba import njit
 
-from flipnet.solve.cram import CramSolver, bits, components
+import flipnet.solve.cram as cram
+from flipnet.base.errors import DamagedFile
+from flipnet.solve.cram import ENTRY_BYTES, MIN_TABLE_LOG, CramSolver, bits, components
+from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.wide import high, low, wide
 from flipnet.solve.kayles import dawson_kayles
 
@@ -139,3 +143,39 @@ def test_wide_positions_are_the_mex_of_their_children_each_valued_alone(ladders_
         assert sorted(moves) == sorted(move for move, v in after.items() if v == 0)
         total, move_values = solver.move_values(cells)
         assert total == value and dict(move_values) == after
+
+
+def test_with_a_wide_component_the_two_tables_share_the_memory_one_would_take(monkeypatch):
+    monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
+    monkeypatch.setattr(cram, "usable_memory", lambda: 2 * ENTRY_BYTES << 21)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
+    assert solver.value({(r, c) for r in range(2) for c in range(33)}) == 1
+    assert solver.tt_log == 20 and solver.wide_log == 19
+    assert solver.tt.nbytes + solver.wide_tt.nbytes == ENTRY_BYTES << 21  # a half of the half each
+
+
+def cells_of_board(board):
+    return {(r, c) for r, row in enumerate(board.split("/")) for c, ch in enumerate(row) if ch == "1"}
+
+
+def test_a_wide_board_keeps_its_wide_facts(tmp_path):
+    """A box of more than 64 cells: its facts are in the wide table, saved beside the others."""
+    path, board = tmp_path / "w.ckpt", "/".join(["1" * 37] * 2)
+    solver = CramSolver(progress=False, tt_log=16)
+    solver.use_checkpoint(Checkpoint(path, board))
+    value = solver.value(cells_of_board(board))
+    solver.checkpoint.save(solver.tt, solver.wide_tt)
+    with np.load(path) as f:
+        saved = {name: f[name].copy() for name in f.files}
+    assert value == 1 and saved["wide_meta"].size > 0 and saved["wide_bits"].shape == (saved["wide_meta"].size, 2)
+    fresh = CramSolver(progress=False, tt_log=16)
+    fresh.use_checkpoint(Checkpoint(path, board))
+    assert fresh.value(cells_of_board(board)) == 1 and fresh.report()["positions"] < solver.report()["positions"]
+
+    saved["wide_bits"][0, 1] ^= np.uint64(1 << 40)  # past its 2x37 box
+    with open(path, "wb") as f:
+        np.savez(f, **saved)
+    checkpoint = Checkpoint(path, board)
+    checkpoint.bind(fresh.endgame, True)
+    with pytest.raises(DamagedFile, match="w.ckpt is damaged: wide fact 0 is of no component"):
+        checkpoint.read()
