@@ -7,7 +7,8 @@ import pytest
 from numba import njit
 
 import flipnet.solve.cram as cram
-from flipnet.base.errors import DamagedFile
+from flipnet.games import FlipGame
+from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import ENTRY_BYTES, MIN_TABLE_LOG, CramSolver, bits, components
 from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.wide import high, low, wide
@@ -179,3 +180,24 @@ def test_a_wide_board_keeps_its_wide_facts(tmp_path):
     checkpoint.bind(fresh.endgame, True)
     with pytest.raises(DamagedFile, match="w.ckpt is damaged: wide fact 0 is of no component"):
         checkpoint.read()
+
+
+def test_the_wide_kernels_asked_for_small_boxes_give_the_table_s_values(table_5x5):
+    """With wide_from=9 every box of 9 cells or more is searched by the wide kernels: random
+    5x5 positions against the exact table, and full boards' values and winning moves
+    against the one-word search."""
+    game, values = FlipGame(5, 5), table_5x5
+    wide = CramSolver(progress=False, tt_log=16, wide_from=9)
+    for state in np.random.default_rng(12).integers(0, 1 << 25, size=200).tolist():
+        assert wide.value(game.cells(state)) == values[state], game.format(state)
+    assert wide_facts(wide) > 0
+    narrow = CramSolver(progress=False, tt_log=16)
+    for rows, cols in ((4, 6), (3, 9), (5, 5)):
+        board = {(r, c) for r in range(rows) for c in range(cols)}
+        assert wide.winning_moves(board) == narrow.winning_moves(board)
+
+
+def test_a_wide_search_asked_for_fewer_cells_than_it_can_take_is_refused_in_one_line():
+    for cells in (3, 66, "x"):
+        with pytest.raises(FlipnetError, match="FLIPNET_WIDE_FROM"):
+            CramSolver(progress=False, tt_log=10, wide_from=cells)

@@ -100,7 +100,7 @@ class CramSolver:
     """
 
     def __init__(self, endgame=None, tt_log=26, mirror=True, timeout=None, progress=True, auto_endgame=False,
-                 grow_table=False, workers=1):
+                 grow_table=False, workers=1, wide_from=search.NARROW + 1):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.builds_endgame = True  # False: load a database the cache holds, never build one
@@ -112,6 +112,7 @@ class CramSolver:
         self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)
+        self.control[search.WIDE_FROM] = check_wide_from(wide_from)
         self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
@@ -199,7 +200,7 @@ class CramSolver:
                 continue
             pairs = self._dominoes(bits, h, w)
             left = [int(bits) & ~(1 << a | 1 << b) for a, b in pairs]
-            after_values = self.wide_values(left, h, w) if h * w > search.NARROW else \
+            after_values = self.wide_values(left, h, w) if self.is_wide(h, w) else \
                 self.values_of_states(np.array(left, np.uint64), h, w)
             for (a, b), after in zip(pairs, after_values):
                 moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ int(after)))
@@ -216,7 +217,7 @@ class CramSolver:
         for k, (bits, h, w) in enumerate(parts):
             if min(h, w) == 1:  # a straight run (or one cell): Kayles' closed form, no search
                 values[k] = dawson_kayles(max(h, w))
-            elif h * w > search.NARROW:  # two words
+            elif self.is_wide(h, w):  # two words
                 values[k] = self.wide_values([bits], h, w)[0]
             else:
                 searched.append(k)
@@ -234,7 +235,8 @@ class CramSolver:
         """The nimbers of positions of an h x w frame of 65 to 128 cells, given as integers."""
         lo, hi = split_words(masks)
         out = np.zeros(lo.size, np.int64)
-        self._run(search.wide_values, lo, hi, h, w, out)
+        if lo.size:
+            self._run(search.wide_values, lo, hi, h, w, out)
         if (out == search.NOT_IN_SET).any():
             raise FlipnetError(f"a {h}x{w} position has a nimber of 64 or more, past the search's sets of values")
         check_nimbers(out, [bin(int(m)).count("1") for m in masks])
@@ -253,7 +255,7 @@ class CramSolver:
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
                   f"(`make endgame-large` or `flipnet endgame --cells 30`: once, under a minute, 3.5 GB)",
                   file=sys.stderr)
-        wide = any(min(h, w) > 1 and h * w > search.NARROW for bits, h, w in parts)
+        wide = any(min(h, w) > 1 and self.is_wide(h, w) for bits, h, w in parts)
         wanted = table_log(largest, side) if self.grow_table and largest else 0
         if min(wanted, self.max_table_log) > self.tt_log:  # the system's limits read only when the table would grow
             memory = usable_memory()
@@ -360,7 +362,7 @@ class CramSolver:
                 continue
             pairs = self._dominoes(bits, h, w)
             out = np.zeros(len(pairs), np.bool_)
-            if h * w > search.NARROW:
+            if self.is_wide(h, w):
                 lo, hi = split_words([bits])
                 self._run(search.wide_moves, lo[0], hi[0], h, w, target, out)
             else:
@@ -370,11 +372,15 @@ class CramSolver:
                     moves.append(((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)))
         return total, sorted(moves)
 
-    @staticmethod
-    def _dominoes(bits, h, w):
+    def is_wide(self, h, w):
+        """Whether an h x w frame is searched by the wide kernels: from 65 cells (two words),
+        or from `wide_from` cells where a check asks for fewer."""
+        return h * w >= self.control[search.WIDE_FROM]
+
+    def _dominoes(self, bits, h, w):
         """[(a, b)] cells of the dominoes of a component, in the order of the search's moves
         (`search.dominoes`), as Python ints (a move may hold bit 63)."""
-        if h * w > search.NARROW:
+        if self.is_wide(h, w):
             lo, hi = split_words([bits])
             return search.wide_dominoes(lo[0], hi[0], h, w).tolist()
         return search.dominoes(np.uint64(bits), h, w).tolist()
@@ -551,6 +557,19 @@ class Paused(Exception):
     """The searches paused for a checkpoint (never leaves the solver)."""
 
 
+def check_wide_from(cells):
+    """The cells from which a box is searched by the wide kernels: 4 to 65 (65, two words,
+    unless a check of the wide kernels asks for fewer: FLIPNET_WIDE_FROM)."""
+    if isinstance(cells, str):
+        try:
+            cells = int(cells)
+        except ValueError:
+            raise FlipnetError(f"FLIPNET_WIDE_FROM={cells!r} is not a whole number of cells") from None
+    if not 4 <= cells <= search.NARROW + 1:
+        raise FlipnetError(f"FLIPNET_WIDE_FROM must be a number of cells from 4 to {search.NARROW + 1}, got {cells}")
+    return cells
+
+
 def _batch(states, rows, cols):
     """A batch's states as 64-bit masks, once its board is known to fit a word."""
     if rows * cols > search.NARROW:
@@ -582,13 +601,16 @@ def solver():
     and a table sized to the largest component it has been asked about (`table_log`),
     searched by as many threads as the process has cores (`base/cores.py`).
     FLIPNET_MIRROR=off leaves out the mirror strategy's zeros (for timing the search of an
-    even board, which the rule answers at once)."""
+    even board, which the rule answers at once); FLIPNET_WIDE_FROM=N searches boxes of N
+    cells or more with the wide kernels (a check of them on boards the one-word search
+    answers)."""
     import os
 
     if "solver" not in _SHARED:
         _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
                                        grow_table=True, tt_log=MIN_TABLE_LOG, workers=usable_cores(),
-                                       mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off")
+                                       mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off",
+                                       wide_from=os.environ.get("FLIPNET_WIDE_FROM", search.NARROW + 1))
     return _SHARED["solver"]
 
 

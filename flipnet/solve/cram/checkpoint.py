@@ -132,7 +132,7 @@ def _check_facts(bits, meta):
     for k in range(meta.size):
         shape = np.int64(meta[k] & _SHAPE)
         h, w = shape_rows(shape), shape_cols(shape)
-        if h < 2 or w < 2 or h * w > WIDE_CELLS or h > w or (h * w > NARROW) != (bits.ndim == 2):
+        if h < 2 or w < 2 or h > w or h * w > (WIDE_CELLS if bits.ndim == 2 else NARROW):
             return k
         key = load(bits, k)
         if h * w < (128 if bits.ndim == 2 else 64) and key >> np.uint64(h * w):

@@ -68,8 +68,10 @@ NARROW = 64  # cells of the largest box whose masks are one word (`wide`: up to 
 OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
 # control[]: what the caller asks; SHARED: several workers search one question together; SETS:
-# a question whose largest value wanted is at most this one is asked by sets
-STOP, NODE_LIMIT, MIRROR, SHARED, SETS = 0, 1, 2, 3, 4
+# a question whose largest value wanted is at most this one is asked by sets; WIDE_FROM: in a
+# wide search, a box of this many cells or more stays wide (NARROW + 1; less to check the wide
+# kernels on boxes the one-word search also answers)
+STOP, NODE_LIMIT, MIRROR, SHARED, SETS, WIDE_FROM = 0, 1, 2, 3, 4, 5
 # control[STOP]: 0 while the search goes on; else why it stops (any of these stops it)
 INTERRUPTED = 1  # Ctrl-C, or a worker that failed
 OVER_BUDGET = 2  # the search passed control[NODE_LIMIT] (the kernel sets it itself)
@@ -217,16 +219,16 @@ def tt_exclude_set(tt, log_capacity, bits, shape, values, stats):
         _tt_write(tt, i, bits, meta | (values << np.uint64(32)))
 
 
-# A wide mask of more than NARROW cells keeps its facts in the wide table (`wide_key`); any
-# other mask in the table, a narrow key inside a wide search as a word. The one-word kernels
+# A wide mask of control[WIDE_FROM] cells or more keeps its facts in the wide table
+# (`wide_key`); any other mask in the table, a narrow key inside a wide search as a word. The one-word kernels
 # read their table as before, from the context's fields taken at the top of a function:
 # taken where used, 3x14 searched 20% slower (the same positions).
-def _narrow_key(bits, shape):
+def _narrow_key(bits, shape, ctx):
     return False
 
 
-def _wide_key(bits, shape):
-    return shape_rows(shape) * shape_cols(shape) > NARROW
+def _wide_key(bits, shape, ctx):
+    return shape_rows(shape) * shape_cols(shape) >= ctx.control[WIDE_FROM]
 
 
 def _no_probe(bits, shape, ctx):
@@ -313,7 +315,7 @@ def locate(part, h, w, ctx, rows, trows):
     kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed, zero_like(part))
     if control[MIRROR] and is_point_symmetric_zero(kb, shape_rows(ks), shape_cols(ks)):
         return KNOWN, 0, kb, ks
-    if wide_key(kb, ks):
+    if wide_key(kb, ks, ctx):
         wide_prefetch(kb, ks, ctx)
     else:
         prefetch(tt, 2 * _slot(low(kb), ks, log_capacity))
@@ -329,7 +331,7 @@ def read(kind, index, kb, ks, ctx):
     if kind == IN_DB:
         stats[DB_HITS] += 1
         return int(db[index])
-    v = tt_value(wide_probe(kb, ks, ctx) if wide_key(kb, ks) else tt_probe(tt, log_capacity, low(kb), ks))
+    v = tt_value(wide_probe(kb, ks, ctx) if wide_key(kb, ks, ctx) else tt_probe(tt, log_capacity, low(kb), ks))
     if v >= 0:
         stats[TT_HITS] += 1
     return v
@@ -354,8 +356,8 @@ I_WORDS = _OPT_SHAPE + MAX_OPTIONS * MAX_PARTS
 
 def controls(mirror):
     """A search's control words (STOP, ...): nothing asked yet."""
-    control = np.zeros(5, np.int64)
-    control[MIRROR], control[SETS] = int(mirror), SETS_UP_TO
+    control = np.zeros(6, np.int64)
+    control[MIRROR], control[SETS], control[WIDE_FROM] = int(mirror), SETS_UP_TO, NARROW + 1
     return control
 
 
@@ -603,7 +605,7 @@ def _node(bits, shape, ctx):
     if control[NODE_LIMIT] and stats[NODES] > control[NODE_LIMIT]:
         control[STOP] = OVER_BUDGET
         return np.uint64(0), True
-    if wide_key(bits, shape):
+    if wide_key(bits, shape, ctx):
         return wide_probe(bits, shape, ctx), False
     return tt_probe(tt, log_capacity, low(bits), shape), False
 
@@ -640,7 +642,7 @@ def query(bits, shape, wanted, ctx, depth):
     count = options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack,
                        False, wanted)
     if count < 0:  # options have every value wanted
-        if wide_key(bits, shape):
+        if wide_key(bits, shape, ctx):
             wide_exclude(bits, shape, wanted, ctx)
         else:
             tt_exclude_set(tt, log_capacity, low(bits), shape, wanted, stats)
@@ -653,7 +655,7 @@ def query(bits, shape, wanted, ctx, depth):
         v, not_it = _by_sets(wanted, top, known, options, sweeps, ctx, depth)
     else:
         v, not_it = _by_values(excluded, top, used, options, sweeps, ctx, depth)
-    if wide_key(bits, shape):
+    if wide_key(bits, shape, ctx):
         if v >= 0:
             wide_store(bits, shape, v, ctx)
         elif v == NOT_IN_SET:
@@ -897,7 +899,7 @@ def values_of_positions(masks, h, w, budget, out, ctx):
 # The kernels above compile for a `wide.U128` mask as they are, but for the functions that
 # ask (`query` calls itself through them), and Numba's cache crashes when it loads a function
 # that calls another specialization of itself. So the wide search is those functions again,
-# the same code under names of its own: `_ask` sends a narrow key (a box of at most NARROW
+# the same code under names of its own: `_ask` sends a narrow key (a box of fewer than WIDE_FROM
 # cells) to the one-word `query` and a wide one to `wide_query`; `_level` takes the wide
 # arenas (two words a mask, up to WIDE_OPTIONS options). Written here, beside the code they
 # copy, so that Numba's cache (kept per source file) sees a change to either.
@@ -927,7 +929,7 @@ def _narrow_ctx(ctx):
 
 @njit(cache=True, inline="always")
 def _wide_ask(bits, shape, wanted, ctx, depth):
-    if shape_rows(shape) * shape_cols(shape) <= NARROW:
+    if shape_rows(shape) * shape_cols(shape) < ctx.control[WIDE_FROM]:
         return query(low(bits), shape, wanted, _narrow_ctx(ctx), depth)
     return wide_query(bits, shape, wanted, ctx, depth)
 
