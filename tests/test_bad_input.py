@@ -57,6 +57,8 @@ CASES = [
     ("value-slash", ["value", "flip", "/"], "empty position"),
     ("value-huge-board", ["value", "flip", "1" * 5000], "boards stop at 4096 cells"),
     ("value-wide-component", ["value", "flip", "/".join(["1" * 43] * 3)], "spans 3x43"),
+    ("value-wide-from", ["value", "flip", FULL_7X9, "--no-moves"], "FLIPNET_WIDE_FROM='x' is not a whole number",
+     {"env": {"FLIPNET_WIDE_FROM": "x"}}),
     ("value-timeout", ["value", "flip", FULL_7X9, "--no-moves", "--timeout", "1"], "no answer within --timeout 1 s"),
     ("value-timeout-no-endgame", ["value", "flip", FULL_7X9, "--timeout", "1"],
      "without the endgame database, which is not built yet: `flipnet endgame` builds it once",

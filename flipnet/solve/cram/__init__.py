@@ -1,9 +1,10 @@
 """Exact values of flip positions too large for a table: the game Cram on the full cells.
 
 `CramSolver` splits a position into connected components, gives each its own frame (its
-bounding box, at most 128 cells: one 64-bit word up to 64, two beyond), and asks the Numba search (`search`) for the nimber of
-each, with the endgame database (`endgame`) and a transposition table shared by every
-question the solver is asked. The search runs in worker threads that `supervisor` watches:
+bounding box, at most 128 cells: one 64-bit word up to 64, two beyond), and asks the Numba
+search (`search`) for the nimber of each, with the endgame database (`endgame`) and a
+transposition table shared by every question the solver is asked (and one of wide
+components). The search runs in worker threads that `supervisor` watches:
 progress on stderr, `timeout` (one search) and `time_limit` (a whole question), Ctrl-C and
 `cancel` turned into a clean stop.
 """
@@ -232,7 +233,8 @@ class CramSolver:
         return values
 
     def wide_values(self, masks, h, w):
-        """The nimbers of positions of an h x w frame of 65 to 128 cells, given as integers."""
+        """The nimbers of positions of an h x w frame searched by the wide kernels (65 to 128
+        cells, `is_wide`), given as integers."""
         lo, hi = split_words(masks)
         out = np.zeros(lo.size, np.int64)
         if lo.size:
