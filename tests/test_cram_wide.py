@@ -197,7 +197,7 @@ def test_the_wide_kernels_asked_for_small_boxes_give_the_table_s_values(table_5x
         assert wide.winning_moves(board) == narrow.winning_moves(board)
 
 
-def test_a_wide_search_asked_for_fewer_cells_than_it_can_take_is_refused_in_one_line():
+def test_a_wide_from_outside_4_to_65_cells_is_refused_in_one_line():
     for cells in (3, 66, "x"):
         with pytest.raises(FlipnetError, match="FLIPNET_WIDE_FROM"):
             CramSolver(progress=False, tt_log=10, wide_from=cells)

@@ -346,7 +346,7 @@ def part_value(part, h, w, ctx, rows, trows):
 
 # Scratch memory: a row of each arena per depth of the search, so a node allocates
 # nothing. A question's component is at least two cells smaller than its asker's, so a
-# component of 128 cells (`wide_search`) asks at most 63 levels deep.
+# component of 128 cells (a wide one, the end of this module) asks at most 63 levels deep.
 LEVELS = 66
 _ROWS, _TROWS, _PARTS, _STACK, _OPT_BITS = 0, 64, 128, 192, 320  # uint64 words of a level
 U_WORDS = _OPT_BITS + MAX_OPTIONS * MAX_PARTS
@@ -612,8 +612,9 @@ def _node(bits, shape, ctx):
 
 @njit(cache=True, inline="always")
 def _ask(bits, shape, wanted, ctx, depth):
-    """`query` (one word). The wide search (`wide_search`) compiles the functions that ask
-    with its own `_ask`, which sends a narrow key to this `query` and a wide one to its own."""
+    """`query` (one word). The wide search (the end of this module) compiles the functions
+    that ask with its own `_ask`, which sends a narrow key to this `query` and a wide one to
+    its own."""
     return query(bits, shape, wanted, ctx, depth)
 
 
