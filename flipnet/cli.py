@@ -119,7 +119,13 @@ def _parse_value(sub):
                    "components in FILE as it goes and when stopped; the same command goes on from it (docs/cram.md)")
     p.add_argument("--workers", type=int, metavar="N", default=None,
                    help="threads that search each component of a flip board together (default, and at most: "
-                   "the cores the process may use; the same value and moves with any N, only the time differs)")
+                   "the cores the process may use; the same value and moves with any N, only the time differs; "
+                   "with --pieces, threads a piece, default 1)")
+    p.add_argument("--pieces", action="store_true", help="flip: value each child of the board (up to symmetry) "
+                   "as a task of its own on this machine's cores, or a cluster by --scheduler; the value is the "
+                   "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --pieces: a Dask scheduler (tcp://HOST:8786) whose "
+                   "workers value the pieces")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -546,15 +552,23 @@ def cmd_value(args):
     if args.file is not None or args.position == "-":
         if args.checkpoint is not None:
             raise BadInput("--checkpoint keeps the search of one position; give one, not a list")
+        if args.pieces:
+            raise BadInput("--pieces splits the search of one position; give one, not a list")
         return _values_of_lines(args)
-    if args.checkpoint is not None:
+    if args.scheduler is not None and not args.pieces:
+        raise BadInput("--scheduler runs the pieces of a solve: give --pieces too")
+    if args.pieces:
+        result, searched = _in_pieces(args)
+    elif args.checkpoint is not None:
         checkpoint = _checkpoint(args)
         result = _valued(args, args.position)
         _checkpoint_written(checkpoint)
+        searched = _searched()
     else:
         result = _valued(args, args.position)
+        searched = _searched()
     if args.json:
-        print(json_text({**result.to_json(), **_searched()}, indent=None), end="")
+        print(json_text({**result.to_json(), **searched}, indent=None), end="")
         return
     print(f"{result.game} ({result.rule} play): {result.position}")
     if result.rule == "normal":
@@ -568,9 +582,9 @@ def cmd_value(args):
             print(f"  {move} -> {position}")
 
 
-def _checkpoint(args):
+def _checkpoint(args, solver=True):
     """The checkpoint of `value flip BOARD --checkpoint FILE`, checked before the work and
-    handed to the solver."""
+    handed to the solver (`solver`)."""
     if args.game != "flip" or args.misere:
         raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
     from flipnet.solve.cram.checkpoint import Checkpoint
@@ -579,8 +593,33 @@ def _checkpoint(args):
     games.for_position("flip", args.position).parse(args.position)  # a bad board is refused first
     checkpoint = Checkpoint(args.checkpoint, args.position.strip())
     checkpoint.check_place()
-    use_checkpoint(checkpoint)
+    if solver:
+        use_checkpoint(checkpoint)
     return checkpoint
+
+
+def _in_pieces(args):
+    """(Result, {"search": report}) of `value flip BOARD --pieces`: its children valued
+    as tasks (`solve/cram/pieces.py`)."""
+    if args.game != "flip" or args.misere:
+        raise BadInput("--pieces splits a flip position in normal play into its children")
+    if args.timeout is not None:
+        raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
+                       "the pieces done)")
+    from flipnet.base.progress import bar
+    from flipnet.solve.cram.pieces import solve_in_pieces
+
+    game = games.for_position("flip", args.position)
+    state = game.parse(args.position)
+    checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
+    result, report = solve_in_pieces(game, state, args.scheduler, args.workers or 1, checkpoint,
+                                     lambda total: bar(total, "pieces", unit="piece"))
+    if args.no_moves:
+        result.winning_moves = []
+    if checkpoint is not None:
+        print(f"flipnet value: {checkpoint.path}: {report['pieces']} pieces recorded ({report['recorded']} read at "
+              f"the start)", file=sys.stderr)
+    return result, {"search": report}
 
 
 def _checkpoint_written(checkpoint):

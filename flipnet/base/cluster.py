@@ -17,11 +17,17 @@ the results already handed on.
 import contextlib
 import logging
 import os
+import signal
+import subprocess
+import sys
+import tempfile
 import uuid
+from pathlib import Path
 
 from flipnet.base.errors import FlipnetError, Interrupted
 
 CONNECT_SECONDS = 10.0  # a scheduler that does not answer within this is reported, not waited for
+POLL_SECONDS = 1.0  # how often a command task looks whether its client cancelled it
 INSTALL = 'pip install "flipnet[distributed]"'
 
 
@@ -145,3 +151,58 @@ def _running(client, pending):
 def _one_line(exc):
     text = str(exc).strip().splitlines()
     return (text[-1] if text else type(exc).__name__)[:500]
+
+
+def command_task(argv, inputs=None, outputs=(), stdout=False):
+    """A task: `flipnet *argv` in a fresh directory holding `inputs` ({relative path:
+    bytes}); the files `outputs` it wrote there as {relative path: bytes}, and with
+    `stdout` what it printed, under the key "-". It ends the command (SIGTERM, a clean
+    stop) when its client cancels it, and the command ends with the worker that runs it
+    (FLIPNET_DIE_WITH_PARENT). Run in a Dask worker, the command may use the memory the
+    worker was given (FLIPNET_MEMORY_LIMIT, which the Cram solver's tables keep to)."""
+    with tempfile.TemporaryDirectory(prefix="flipnet-task-") as place, \
+            tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        place = Path(place)
+        for relative, data in (inputs or {}).items():
+            (place / relative).parent.mkdir(parents=True, exist_ok=True)
+            (place / relative).write_bytes(data)
+        for relative in outputs:
+            (place / relative).parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "FLIPNET_PROGRESS": "0", "FLIPNET_DIE_WITH_PARENT": str(os.getpid()),
+               **_memory_limit()}
+        proc = subprocess.Popen([sys.executable, "-m", "flipnet", *argv], cwd=place, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out if stdout else subprocess.DEVNULL, stderr=err)
+        try:
+            while True:
+                try:
+                    proc.wait(POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    if cancelled():
+                        proc.send_signal(signal.SIGTERM)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        if proc.returncode:
+            err.seek(0)
+            lines = err.read().decode(errors="replace").strip().splitlines()
+            raise RuntimeError(lines[-1] if lines else f"flipnet {argv[0]} ended with status {proc.returncode}")
+        missing = [path for path in outputs if not (place / path).is_file()]
+        if missing:
+            raise RuntimeError(f"flipnet {argv[0]} wrote no {missing[0]}")
+        files = {path: (place / path).read_bytes() for path in outputs}
+        if stdout:
+            out.seek(0)
+            files["-"] = out.read()
+        return files
+
+
+def _memory_limit():
+    """{"FLIPNET_MEMORY_LIMIT": bytes} of the Dask worker running this task, where it has
+    a limit ("auto": the machine's memory over its worker processes); else {}."""
+    try:
+        limit = distributed().get_worker().memory_manager.memory_limit
+    except (ValueError, AttributeError):  # not in a worker, or an engine that does not say
+        return {}
+    return {"FLIPNET_MEMORY_LIMIT": str(int(limit))} if limit else {}

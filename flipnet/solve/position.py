@@ -242,7 +242,7 @@ def save_checkpoint():
     """Write the shared solver's checkpoint once more (a finished solve's facts, its value
     among them); (facts, bytes), or None where no search ran."""
     search = solver()
-    if search.checkpoint is None or search.checkpoint.identity is None:
+    if search.checkpoint is None or search.checkpoint.facts_identity is None:
         return None
     return search.checkpoint.save(search.tt, search.wide_tt)
 

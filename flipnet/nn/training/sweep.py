@@ -15,13 +15,9 @@ A run whose files exist is kept (a sweep stopped by Ctrl-C, run again, runs only
 is missing), unless `--overwrite`.
 """
 
-import os
 import re
 import shlex
-import signal
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +27,6 @@ from flipnet.base.errors import BadInput, FlipnetError
 # Keys of a run's results that read the clock (or the calendar): the only ones a rerun changes
 CLOCK_KEYS = ("seconds", "train_seconds", "seconds_per_epoch", "date")
 MAX_SEEDS = 1000
-POLL_SECONDS = 1.0  # how often a task looks whether its sweep cancelled it
 INPUT_SETTINGS = ("data", "init")  # settings that name a file the run reads
 OUTPUT_FLAGS = ("--out", "--results", "--weights", "-o", "--output")  # a --run command's files
 
@@ -152,50 +147,11 @@ def _inputs(paths):
     return inputs
 
 
-def run_task(argv, inputs, outputs):
-    """A task: `flipnet *argv` in a fresh directory holding `inputs`; the files `outputs`
-    it wrote there as {relative path: bytes}. It ends the command (SIGTERM, a clean stop)
-    when its sweep cancels it, and the command ends with the worker that runs it."""
-    from flipnet.base.cluster import cancelled
-
-    with tempfile.TemporaryDirectory(prefix="flipnet-sweep-") as place, \
-            tempfile.TemporaryFile() as err:
-        place = Path(place)
-        for relative, data in inputs.items():
-            (place / relative).parent.mkdir(parents=True, exist_ok=True)
-            (place / relative).write_bytes(data)
-        for relative in outputs:
-            (place / relative).parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "FLIPNET_PROGRESS": "0", "FLIPNET_DIE_WITH_PARENT": str(os.getpid())}
-        proc = subprocess.Popen([sys.executable, "-m", "flipnet", *argv], cwd=place, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-        try:
-            while True:
-                try:
-                    proc.wait(POLL_SECONDS)
-                    break
-                except subprocess.TimeoutExpired:
-                    if cancelled():
-                        proc.send_signal(signal.SIGTERM)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        if proc.returncode:
-            err.seek(0)
-            lines = err.read().decode(errors="replace").strip().splitlines()
-            raise RuntimeError(lines[-1] if lines else f"flipnet {argv[0]} ended with status {proc.returncode}")
-        missing = [path for path in outputs if not (place / path).is_file()]
-        if missing:
-            raise RuntimeError(f"flipnet {argv[0]} wrote no {missing[0]}")
-        return {path: (place / path).read_bytes() for path in outputs}
-
-
 def run_sweeps(runs, scheduler=None, jobs=None, overwrite=False, log=print):
     """Every run not done (all with `overwrite`) as a task, all on one cluster: the
     scheduler at `scheduler`, else `jobs` local worker processes; each run's files
     written here as it ends. Returns {run name: one-line error} of the runs that failed."""
-    from flipnet.base.cluster import connected, distributed, run_tasks
+    from flipnet.base.cluster import command_task, connected, distributed, run_tasks
     from flipnet.base.files import atomic_path, check_writable
     from flipnet.base.progress import bar
 
@@ -221,7 +177,7 @@ def run_sweeps(runs, scheduler=None, jobs=None, overwrite=False, log=print):
     tasks = [(run.name, (run.argv, run.inputs, run.outputs)) for run in todo]
     with connected(scheduler, jobs, max(run.threads for run in todo)) as client, \
             bar(len(tasks), "sweep", unit="run") as progress:
-        return run_tasks(client, run_task, tasks, "run", write, progress)
+        return run_tasks(client, command_task, tasks, "run", write, progress)
 
 
 def same_but_the_clock(a, b):

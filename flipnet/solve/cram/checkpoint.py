@@ -16,6 +16,10 @@ stopped (Ctrl-C, SIGTERM, a time limit); each write is atomic, so a `kill -9` lo
 most the facts found since the last. A file of another board, another endgame database
 or another version of the search is refused, and so is a damaged one, each in one line:
 its facts would be true of another question, or of none.
+
+The same file keeps the record of a solve in pieces (`pieces.py`): the value of each
+finished child of the board, true of the board alone, so read whatever database or
+search wrote it. Writing one record keeps the other.
 """
 
 import hashlib
@@ -35,7 +39,7 @@ from flipnet.solve.cram.keys import shape_cols, shape_rows
 from flipnet.solve.cram.search import META, NARROW, _SHAPE, _stored_key, _tt_write, tt_entry, tt_value
 from flipnet.solve.cram.wide import WIDE_CELLS, load, store, wide
 
-FORMAT = "flipnet-cram-checkpoint-2"
+FORMAT = "flipnet-cram-checkpoint-3"
 MAX_FACTS = 1 << 20  # the facts kept: 16 MB at most
 CHECKPOINT_SECONDS = 120.0  # between two writes during a search
 # The files whose code decides what a fact means (keys, table words) or which are true
@@ -158,20 +162,23 @@ def _restore(tt, log_capacity, bits, meta, stats):
 
 
 class Checkpoint:
-    """The checkpoint file of one question (`board`, its text). What its facts are true
-    of (`identity`: the board, the endgame database, the search's version, the mirror
-    rule) is known once the solver is ready to search (`bind`)."""
+    """The checkpoint file of one question (`board`, its text). It holds two records, each
+    kept when the other is written: the table's facts, true of the search that found them
+    (`facts_identity`: the endgame database, the search's version, the mirror rule, known
+    once the solver is ready to search, `bind`), and the values of the finished pieces of
+    a solve in pieces (`pieces.py`), true of the board alone."""
 
     def __init__(self, path, board):
         self.path, self.board = Path(path), board
-        self.identity = None
+        self.identity = {"format": FORMAT, "board": board}
+        self.facts_identity = None
         self.seconds = checkpoint_seconds()
         self.facts_read = 0
         self.saved = None  # (facts, bytes) of the last write
 
     def bind(self, endgame, mirror):
-        self.identity = {"format": FORMAT, "board": self.board, "database": endgame.box_names,
-                         "database_bytes": int(endgame.nbytes), "search": search_version(), "mirror": bool(mirror)}
+        self.facts_identity = {"database": endgame.box_names, "database_bytes": int(endgame.nbytes),
+                               "search": search_version(), "mirror": bool(mirror)}
 
     def check_place(self):
         """Before the work: the file can be written there, and the disk has room for it."""
@@ -182,28 +189,47 @@ class Checkpoint:
             raise FlipnetError(f"--checkpoint {self.path}: {free / 1e6:.0f} MB free on its disk; a checkpoint "
                                f"takes up to {most / 1e6:.0f} MB, written beside the last one (twice that)")
 
-    def read(self):
-        """((bits, meta), (wide bits, wide meta)) of the facts the file holds, the wide
-        bits as rows of two words; empty arrays where there is no file yet. Another
-        question's file, or a damaged one, is refused in one line."""
+    def _contents(self):
+        """Every array of the file (empty records where there is no file yet), its board
+        checked. Another question's file, or a damaged one, is refused in one line."""
         if not self.path.exists():
-            return ((np.zeros(0, np.uint64), np.zeros(0, np.uint64)),
-                    (np.zeros((0, 2), np.uint64), np.zeros(0, np.uint64)))
+            return {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
+                    "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}"}
         try:
             with np.load(self.path, allow_pickle=False) as f:
                 about = json.loads(str(f["identity"]))
-                bits, meta, wide_bits, wide_meta = f["bits"], f["meta"], f["wide_bits"], f["wide_meta"]
+                if not isinstance(about, dict) or not str(about.get("format")).startswith(FORMAT[:-1]):
+                    raise DamagedFile(f"{self.path} is not a flipnet search checkpoint")
+                if about["format"] != FORMAT:
+                    raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
+                                      f"({about['format']!r}, this one reads {FORMAT!r}): delete it to start over")
+                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in RECORDS}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
-        if not isinstance(about, dict) or about.get("format") != FORMAT:
-            raise DamagedFile(f"{self.path} is not a flipnet search checkpoint")
-        for key, mine in self.identity.items():
-            if about.get(key) != mine:
+        self._check_same(about, self.identity)
+        return contents
+
+    def _check_same(self, about, mine):
+        for key, value in mine.items():
+            if about.get(key) != value:
                 raise FlipnetError(f"checkpoint {self.path} is of another {_what(key)} ({about.get(key)!r}, "
-                                   f"this solve: {mine!r}): give another file, or delete it to start over")
+                                   f"this solve: {value!r}): give another file, or delete it to start over")
+
+    def read(self):
+        """((bits, meta), (wide bits, wide meta)) of the facts the file holds, the wide
+        bits as rows of two words; empty arrays where there are none yet. Facts of another
+        search (`facts_identity`), or damaged ones, are refused in one line."""
+        contents = self._contents()
+        bits, meta, wide_bits, wide_meta = (contents[name] for name in ("bits", "meta", "wide_bits", "wide_meta"))
+        about = _json(self.path, contents["facts_identity"])
+        if about is not None and not isinstance(about, dict):
+            raise DamagedFile(f"checkpoint {self.path} is damaged (what its facts are true of)")
+        if about is not None:
+            self._check_same(about, self.facts_identity)
         if any(a.dtype != np.uint64 for a in (bits, meta, wide_bits, wide_meta)) or bits.shape != meta.shape \
-                or bits.ndim != 1 or wide_bits.shape != (wide_meta.size, 2) or wide_meta.ndim != 1:
+                or bits.ndim != 1 or wide_bits.shape != (wide_meta.size, 2) or wide_meta.ndim != 1 \
+                or about is None and meta.size + wide_meta.size:
             raise DamagedFile(f"checkpoint {self.path} is damaged (its arrays)")
         for which, (b, m) in (("", (bits, meta)), ("wide ", (wide_bits, wide_meta))):
             bad = _check_facts(b, m)
@@ -220,14 +246,49 @@ class Checkpoint:
         return self.facts_read
 
     def save(self, table, wide_table):
-        """Write the tables' largest facts, atomically; (facts, bytes)."""
+        """Write the tables' largest facts, atomically, the pieces' record kept; (facts, bytes)."""
         bits, meta = facts_of(table)
         wide_bits, wide_meta = facts_of(wide_table, wide_keys=True)
-        with atomic_path(self.path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, identity=np.array(json.dumps(self.identity)), bits=bits, meta=meta, wide_bits=wide_bits,
-                     wide_meta=wide_meta)
+        kept = self._contents()
+        self._write({**kept, "facts_identity": json.dumps(self.facts_identity), "bits": bits, "meta": meta,
+                     "wide_bits": wide_bits, "wide_meta": wide_meta})
         self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
         return self.saved
+
+    def pieces(self):
+        """{piece: {"value", "positions", "seconds"}} of the finished pieces the file
+        records ({} where none)."""
+        record = _json(self.path, self._contents()["pieces"])
+        if not isinstance(record, dict) or not all(_is_piece(answer) for answer in record.values()):
+            raise DamagedFile(f"checkpoint {self.path} is damaged (its record of pieces)")
+        return record
+
+    def save_pieces(self, record):
+        """Write the record of finished pieces (as `pieces` gives it), atomically, the facts kept."""
+        self._write({**self._contents(), "pieces": json.dumps(record, sort_keys=True)})
+        self.saved = (len(record), self.path.stat().st_size)
+
+    def _write(self, contents):
+        with atomic_path(self.path) as tmp, open(tmp, "wb") as f:
+            np.savez(f, identity=np.array(json.dumps(self.identity)),
+                     **{name: np.array(a) if name in TEXTS else a for name, a in contents.items()})
+
+
+RECORDS = ("facts_identity", "bits", "meta", "wide_bits", "wide_meta", "pieces")
+TEXTS = ("facts_identity", "pieces")  # JSON, kept as text arrays
+
+
+def _is_piece(answer):
+    return isinstance(answer, dict) and answer.keys() == {"value", "positions", "seconds"} and \
+        all(isinstance(answer[k], int) and answer[k] >= 0 for k in ("value", "positions")) and \
+        isinstance(answer["seconds"], (int, float)) and answer["seconds"] >= 0
+
+
+def _json(path, text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise DamagedFile(f"checkpoint {path} is damaged (its JSON)") from None
 
 
 def _what(key):

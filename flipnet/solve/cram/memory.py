@@ -27,7 +27,8 @@ faster).
 
 How large a table may be is the least of what bounds the process (`usable_memory`): the
 machine is only one of them, and a container's limit or `ulimit -v` refuses a mapping the
-machine could hold.
+machine could hold. FLIPNET_MEMORY_LIMIT is one more bound, the one a process sharing the
+machine is given (a Dask worker's piece of a long solve: `base/cluster.py`).
 """
 
 import mmap
@@ -37,6 +38,8 @@ import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from flipnet.base.errors import FlipnetError
 
 
 @intrinsic
@@ -128,7 +131,7 @@ def usable_memory():
     limit (`ulimit -v`), the room left to commit where the kernel refuses to overcommit, and
     the memory available now. Each bounds what a mapping may take before the kernel refuses
     it or a full container kills the process."""
-    bounds = [_physical_memory(), _cgroup_limit(), _address_space_limit()]
+    bounds = [_physical_memory(), _cgroup_limit(), _address_space_limit(), memory_limit()]
     meminfo = _meminfo()
     if "MemAvailable" in meminfo:
         bounds.append(meminfo["MemAvailable"])
@@ -136,6 +139,25 @@ def usable_memory():
         bounds.append(max(meminfo["CommitLimit"] - meminfo["Committed_AS"], 0))
     known = [bound for bound in bounds if bound is not None]
     return min(known) if known else None
+
+
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_limit():
+    """FLIPNET_MEMORY_LIMIT in bytes (a number, or one with K, M, G or T after it), else
+    None; a value that is not one is refused in one line."""
+    text = os.environ.get("FLIPNET_MEMORY_LIMIT", "").strip()
+    if not text:
+        return None
+    number, unit = text.rstrip("KMGTkmgt"), text[len(text.rstrip("KMGTkmgt")):].upper()
+    try:
+        limit = float(number) * UNITS[unit]
+    except (ValueError, KeyError):
+        limit = -1.0
+    if not 0 < limit < float("inf"):
+        raise FlipnetError(f"FLIPNET_MEMORY_LIMIT={text!r}: give bytes, or a number with K, M, G or T (8G)")
+    return int(limit)
 
 
 def _physical_memory():
