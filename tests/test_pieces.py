@@ -163,6 +163,8 @@ def pieces_running(worker_pid):
 
 @pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value_is_the_same(tmp_path):
+    """A scheduler and two workers as a user starts them, a record of pieces begun
+    elsewhere, and the worker running a piece killed."""
     from test_sweep import wait_for
 
     env = environment()
@@ -180,8 +182,13 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
                                         stderr=subprocess.DEVNULL, env=env))
         with distributed.Client(address, timeout=30) as client:
             client.wait_for_workers(2, timeout=60)
-        solve = subprocess.Popen(value_command(BOARD, "--pieces", "--scheduler", address), stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        # a record begun elsewhere (three pieces valued here, one search each): the cluster does the rest
+        game = games.for_position("flip", BOARD)
+        begun = {piece: {"value": flipnet.value(piece, moves=False).value, "positions": 0, "seconds": 0.0}
+                 for piece in list(pieces_of(game, game.parse(BOARD)))[:3]}
+        Checkpoint(tmp_path / "4x5.ckpt", BOARD).save_pieces(begun)
+        solve = subprocess.Popen(value_command(BOARD, "--pieces", "--scheduler", address, "--checkpoint", "4x5.ckpt"),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
         started.append(solve)
         piece = wait_for(lambda: pieces_running(started[1].pid), 120, "piece under way")[0]
         worker = piece.parent()
@@ -191,7 +198,8 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
         out, err = solve.communicate(timeout=300)
         value, moves, report = answer_of(subprocess.CompletedProcess(solve.args, solve.returncode, out, err))
         assert (value, moves) == one_search(BOARD)
-        assert report["pieces"] == report["run"] == 10 and "Traceback" not in err
+        assert (report["pieces"], report["recorded"], report["run"]) == (10, 3, 7) and "Traceback" not in err
+        assert len(Checkpoint(tmp_path / "4x5.ckpt", BOARD).pieces()) == 10
     finally:
         for proc in reversed(started):
             proc.terminate()
