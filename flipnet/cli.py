@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 from flipnet import __version__, games
 from flipnet.base import signals
@@ -126,6 +127,9 @@ def _parse_value(sub):
                    "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --pieces: a Dask scheduler (tcp://HOST:8786) whose "
                    "workers value the pieces")
+    p.add_argument("--piece-checkpoints", metavar="DIR", help="with --pieces: a directory every worker can write, "
+                   "where each piece keeps a checkpoint of its own search (default with --checkpoint FILE and no "
+                   "--scheduler: FILE.pieces)")
     _rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -555,8 +559,9 @@ def cmd_value(args):
         if args.pieces:
             raise BadInput("--pieces splits the search of one position; give one, not a list")
         return _values_of_lines(args)
-    if args.scheduler is not None and not args.pieces:
-        raise BadInput("--scheduler runs the pieces of a solve: give --pieces too")
+    if (args.scheduler is not None or args.piece_checkpoints is not None) and not args.pieces:
+        flag = "--scheduler" if args.scheduler is not None else "--piece-checkpoints"
+        raise BadInput(f"{flag} is for the pieces of a solve: give --pieces too")
     if args.pieces:
         result, searched = _in_pieces(args)
     elif args.checkpoint is not None:
@@ -607,13 +612,23 @@ def _in_pieces(args):
         raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
                        "the pieces done)")
     from flipnet.base.progress import bar
-    from flipnet.solve.cram.pieces import solve_in_pieces
+    from flipnet.base.files import ensure_dir
+    from flipnet.solve.cram.pieces import pieces_place, solve_in_pieces
 
     game = games.for_position("flip", args.position)
     state = game.parse(args.position)
     checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
-    result, report = solve_in_pieces(game, state, args.scheduler, args.workers or 1, checkpoint,
-                                     lambda total: bar(total, "pieces", unit="piece"))
+    place = args.piece_checkpoints
+    if place is None and checkpoint is not None and args.scheduler is None:
+        place = pieces_place(checkpoint)
+    if place is not None:
+        place = ensure_dir(place).resolve()  # the pieces run in directories of their own
+    try:
+        result, report = solve_in_pieces(game, state, args.scheduler, args.workers or 1, checkpoint,
+                                         lambda total: bar(total, "pieces", unit="piece"), place)
+    finally:
+        if place is not None and place.is_dir() and not any(place.iterdir()):
+            place.rmdir()  # no piece left a search of its own to go on from
     if args.no_moves:
         result.winning_moves = []
     if checkpoint is not None:

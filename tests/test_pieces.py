@@ -80,14 +80,14 @@ def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(
     env = environment()
     path = tmp_path / "lopsided.ckpt"
     proc = subprocess.Popen(value_command(LOPSIDED, "--pieces", "--checkpoint", path), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
     try:
         deadline = 300
         while not path.exists() and deadline > 0 and proc.poll() is None:  # the first piece is in
             deadline -= 0.05
             subprocess.run(["sleep", "0.05"])
         assert proc.poll() is None, "the solve ended before it could be stopped"
-        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signal.SIGINT)  # a Ctrl-C at the terminal: the root, its workers and their pieces
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -95,7 +95,7 @@ def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(
     assert proc.returncode == 130, err
     line = err.strip().splitlines()[-1]
     assert "interrupted:" in line and f"{path} keeps" in line and "the same command goes on from there" in line, err
-    assert "Traceback" not in err and not out
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out
     assert not [p for p in psutil.Process().children(recursive=True) if "value" in p.cmdline()]  # no piece left going
     assert [p.name for p in tmp_path.iterdir()] == ["lopsided.ckpt"]  # no temporary file left
     kept = Checkpoint(path, LOPSIDED).pieces()
@@ -132,6 +132,27 @@ def test_the_checkpoint_keeps_the_pieces_and_the_facts_each_beside_the_other(tmp
     Checkpoint(broken, board).save_pieces({"11111": {"value": -1, "positions": 0, "seconds": 0}})
     with pytest.raises(DamagedFile, match="broken.ckpt is damaged \\(its record of pieces\\)"):
         Checkpoint(broken, board).pieces()
+
+
+def test_a_piece_keeps_a_checkpoint_of_its_own_search_until_it_is_recorded(tmp_path, monkeypatch):
+    """The piece's command is given a checkpoint in the pieces' directory (the command's
+    own checkpoint is tested in test_checkpoint.py), which goes once the piece is done."""
+    from flipnet.solve.cram import pieces
+
+    child = "0111111/1111111/1111111"
+    own = pieces.piece_checkpoint(tmp_path, child)
+    own.write_bytes(b"what a stopped run of the piece kept")
+    ran = []
+
+    def command(argv, stdout):
+        ran.append(argv)
+        assert own.exists()  # there to go on from
+        return {"-": json.dumps({"nim_value": 1, "search": {"positions": 5}}).encode()}
+
+    monkeypatch.setattr("flipnet.base.cluster.command_task", command)
+    assert pieces.value_piece(child, 2, tmp_path)["value"] == 1
+    assert ran[0][-2:] == ["--checkpoint", str(own)] and "--workers" in ran[0] and not own.exists()
+    assert pieces.piece_checkpoint(tmp_path, child) != pieces.piece_checkpoint(tmp_path, "1" + child[1:])
 
 
 def test_a_process_keeps_to_the_memory_it_is_given(monkeypatch):

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 
@@ -64,10 +65,27 @@ def connected(scheduler=None, workers=None, threads_per_task=1):
     from flipnet.base.cores import usable_cores
 
     count = workers or max(1, usable_cores() // max(1, threads_per_task))
-    cluster = dask_distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                            dashboard_address=":0", silence_logs=logging.CRITICAL)
+    with _deaf_to_ctrl_c():
+        cluster = dask_distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                                dashboard_address=":0", silence_logs=logging.CRITICAL)
     with cluster, dask_distributed.Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _deaf_to_ctrl_c():
+    """SIGINT ignored while the local workers start, so that they inherit it: a Ctrl-C at
+    the terminal goes to the whole process group, and this process, which hears it, stops
+    the workers itself (each would otherwise print a traceback of its own). A task's
+    command sets its own handlers, so it still stops on Ctrl-C, as a run alone would."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are the main thread's; a library call from another has none to change
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def connect_seconds():
@@ -99,7 +117,10 @@ def _check_address(address):
 def cancelled():
     """Inside a task: whether the client that submitted it no longer wants it (it
     cancelled it, or went away), read from the worker's own state, no client needed."""
-    worker = distributed().get_worker()
+    try:
+        worker = distributed().get_worker()
+    except ValueError:  # not in a worker: called directly, with no client to cancel it
+        return False
     task = worker.state.tasks.get(worker.get_current_task())
     return task is None or task.state in ("cancelled", "released", "forgotten")
 

@@ -20,8 +20,10 @@ computation of a value one search found, sharing none of its table.
 """
 
 import contextlib
+import hashlib
 import json
 import time
+from pathlib import Path
 
 from flipnet.base.errors import DamagedFile, FlipnetError, Interrupted
 from flipnet.solve.position import Move, Result
@@ -54,28 +56,47 @@ def pieces_of(game, state):
     return pieces
 
 
-def value_piece(text, workers):
-    """A task: {"value", "positions", "seconds"} of one piece, by the flipnet command."""
+def value_piece(text, workers, place=None):
+    """A task: {"value", "positions", "seconds"} of one piece, by the flipnet command.
+    `place`: a directory where the piece keeps a checkpoint of its own search
+    (`piece_checkpoint`), so that a piece stopped in the middle (Ctrl-C, a session's end)
+    goes on from it when it runs again; it is deleted once the piece is recorded."""
     from flipnet.base.cluster import command_task
 
     started = time.perf_counter()
-    printed = command_task(["value", "flip", text, "--no-moves", "--json", "--workers", str(workers)],
-                           stdout=True)["-"]
+    own = piece_checkpoint(place, text) if place is not None else None
+    argv = ["value", "flip", text, "--no-moves", "--json", "--workers", str(workers)]
+    printed = command_task(argv + (["--checkpoint", str(own)] if own else []), stdout=True)["-"]
     answer = json.loads(printed)
     value, cells = answer.get("nim_value"), text.count("1")
     if not isinstance(value, int) or not 0 <= value <= cells // 2:
         raise RuntimeError(f"the piece {text} was given the value {value!r}, which {cells} cells do not allow")
+    if own is not None:
+        own.unlink(missing_ok=True)
     return {"value": value, "positions": int(answer.get("search", {}).get("positions", 0)),
             "seconds": round(time.perf_counter() - started, 3)}
 
 
-def solve_in_pieces(game, state, scheduler=None, workers=1, checkpoint=None, progress=None):
+def piece_checkpoint(place, text):
+    """The file of a piece's own checkpoint in the directory `place`."""
+    return Path(place) / f"piece-{hashlib.sha256(text.encode()).hexdigest()[:16]}.ckpt"
+
+
+def pieces_place(checkpoint):
+    """Where the pieces run here keep their own checkpoints: a directory beside the
+    solve's checkpoint file."""
+    return checkpoint.path.with_name(checkpoint.path.name + ".pieces")
+
+
+def solve_in_pieces(game, state, scheduler=None, workers=1, checkpoint=None, progress=None, place=None):
     """(Result, report) of the root `state` of a flip `game` by its pieces: the value, and
     the winning moves (those leaving a piece of value 0), on the Dask scheduler at
     `scheduler`, else on this machine's cores, `workers` threads a piece. `checkpoint`
     (checkpoint.Checkpoint): its record of finished pieces is read first and written as
     each piece comes back. Ctrl-C keeps what is recorded; a failed piece is one line.
-    `progress(total)`: a tqdm bar of pieces done, opened once the record is read."""
+    `place`: a directory every worker can write, where each piece keeps a checkpoint of
+    its own search (`value_piece`). `progress(total)`: a tqdm bar of pieces done, opened
+    once the record is read."""
     from flipnet.base.cluster import connected, distributed, run_tasks
 
     distributed()  # installed, or one line saying how, before any work
@@ -88,7 +109,7 @@ def solve_in_pieces(game, state, scheduler=None, workers=1, checkpoint=None, pro
         raise DamagedFile(f"checkpoint {checkpoint.path} is damaged: its piece {strange} is no child of {text} "
                           f"of value {record[strange]['value']}")
     recorded = len(record)
-    todo = [(piece, (piece, workers)) for piece in pieces if piece not in record]
+    todo = [(piece, (piece, workers, place)) for piece in pieces if piece not in record]
     started = time.perf_counter()
 
     def done(piece, answer):
