@@ -13,22 +13,19 @@ def test_make_bench_leaves_out_the_unbounded_sections():
 
 def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))  # the command stops while it starts up
-    monkeypatch.setattr(bench, "IGSOLVE", None)
-    monkeypatch.setattr(bench, "LIMIT", 2.0)  # --limit, over the section's own
-    bench.MEASURED.clear()
-    bench._cram_boards([(6, 7, 5, None)], limit=1800)
+    run = bench.Bench(limit=2.0)  # --limit, over the section's own
+    bench._cram_boards(run, [(6, 7, 5, None)], limit=1800)
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.split()[:10] == ["6x7", "-", "5", "not", "given", "over", "2", "-", "over", "2"]
-    assert bench.MEASURED["cram 6x7"]["over_limit"] == 2 and bench.MEASURED["cram 6x7"]["flipnet_seconds"] is None
+    assert run.measured["cram 6x7"]["over_limit"] == 2 and run.measured["cram 6x7"]["flipnet_seconds"] is None
 
 
 def test_boards_name_the_full_boards_to_time(capsys, monkeypatch):
     timed = []
-    monkeypatch.setattr(bench, "BOARDS", {"5x8", "4x11"})
     monkeypatch.setattr(bench, "_flipnet_board", lambda rows, cols, mirror, workers, limit: timed.append(
         (rows, cols, workers)) or {"value": 1, "seconds": 1.0, "positions": 1, "peak_mb": 1.0})
-    monkeypatch.setattr(bench, "_igsolve_board", lambda rows, cols, limit: {})
-    bench._cram_boards(bench.CRAM_LARGE)
+    monkeypatch.setattr(bench, "_igsolve_board", lambda igsolve, rows, cols, limit: {})
+    bench._cram_boards(bench.Bench(boards={"5x8", "4x11"}), bench.CRAM_LARGE)
     assert timed == [(5, 8, 1), (5, 8, 2), (4, 11, 1), (4, 11, 2)]
 
 
@@ -39,28 +36,27 @@ def test_igsolve_is_timed_beside_the_whole_commands(capsys, tmp_path, monkeypatc
     stand_in = tmp_path / "igsolve"
     stand_in.write_text("#!/bin/sh\nsleep 0.5\necho 'Nimber of initial position: 1'\n")
     stand_in.chmod(0o755)
-    monkeypatch.setattr(bench, "IGSOLVE", str(stand_in))
-    bench.MEASURED.clear()
-    bench._cram_boards([(2, 3, 1, None)], limit=120)
+    run = bench.Bench(igsolve=str(stand_in))
+    bench._cram_boards(run, [(2, 3, 1, None)], limit=120)
     board, value, published, igsolve, one, ratio, two, *_ = capsys.readouterr().out.splitlines()[-1].split()
     assert (board, value, published) == ("2x3", "1", "1") and float(igsolve) >= 0.5
-    measured = bench.MEASURED["cram 2x3"]
+    measured = run.measured["cram 2x3"]
     assert ratio == f"{measured['reference_seconds'] / measured['seconds']:.2f}x" and float(two) > 0
     assert float(igsolve) == pytest.approx(measured["reference_seconds"], abs=0.005)
     assert 20 < measured["peak_mb"] < 1000  # the command's own program: Python, NumPy, Numba, a 16 MB table
     assert measured["reference"] == "igsolve, one thread, whole command" and measured["positions"] >= 1
     stand_in.write_text("#!/bin/sh\necho 'Nimber of initial position: 2'\n")
     with pytest.raises(AssertionError, match="igsolve: 2 is not the published 1"):
-        bench._cram_boards([(2, 3, 1, None)], limit=120)
+        bench._cram_boards(run, [(2, 3, 1, None)], limit=120)
 
 
 @pytest.mark.slow
 def test_the_sample_row_times_one_worker_against_two(capsys):
-    bench.MEASURED.clear()
-    bench._cram_sample(count=60)
+    run = bench.Bench()
+    bench._cram_sample(run, count=60)
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("6x6 sample, 2 workers") and "1 worker (the same file)" in out[-1]
-    measured = bench.MEASURED["6x6 sample, 2 workers"]
+    measured = run.measured["6x6 sample, 2 workers"]
     assert measured["reference_seconds"] > 0 and measured["flipnet_seconds"] > 0
 
 
@@ -88,3 +84,17 @@ def test_the_former_shift_matrix_convolution_computes_what_the_layouts_do():
     by_hand = windows.reshape(batch * side * side, 9 * c_in) @ w_value
     np.testing.assert_allclose(present.reshape(-1, c_out), by_hand, rtol=1e-12)
     np.testing.assert_allclose(former, present, rtol=1e-12, atol=1e-12)
+
+
+def test_the_bench_keeps_its_run_in_one_object_and_its_programs_in_a_module():
+    """No module state set by `global`, no program written in a string for `python -c`:
+    the child programs are bench_child.py's, which the layering test and a linter read."""
+    import ast
+    import inspect
+
+    source = inspect.getsource(bench)
+    assert not [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Global)]
+    assert '"-c"' not in source
+    assert bench._start_seconds(["--help"], repeat=1) > 0  # the flipnet command, through the child module
+    with pytest.raises(RuntimeError):  # a child that fails is its last line, not a hang
+        bench._child_json("cram-random", "x", 0.5, 1, 1)

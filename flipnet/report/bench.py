@@ -23,12 +23,36 @@ import numpy as np
 
 from flipnet.base.files import check_writable, write_json
 
+# The sections, by name (filled as the module is read), and those of unbounded time, run
+# only when named (`make bench-large`)
 SECTIONS = {}
-LONG = set()  # sections of unbounded time, run only when named (`make bench-large`)
-MEASURED = {}  # task -> {"reference", "reference_seconds", "flipnet_seconds"}: for --out
-BOARDS = None  # the Cram boards to time ("6x7", ...), or None for all of a section's (--boards)
-IGSOLVE = None  # igsolve's binary, timed beside the Cram solver where given (--igsolve)
-LIMIT = None  # seconds a Cram board's command may take before it is stopped (--limit), or the section's
+LONG = set()
+CHILD = [sys.executable, "-m", "flipnet.report.bench_child"]  # the child programs (bench_child.py)
+
+
+class Bench:
+    """One run of the benchmarks, handed to each section: its settings and what it
+    measured. `boards`: the Cram boards to time ("6x7", ...), None for all of a section's
+    (--boards); `igsolve`: igsolve's binary, timed beside the Cram solver where given;
+    `limit`: seconds a Cram board's command may take before it is stopped, None for the
+    section's own; `measured`: task -> {"reference", "reference_seconds",
+    "flipnet_seconds", ...}, written by --out."""
+
+    def __init__(self, boards=None, igsolve=None, limit=None):
+        self.boards, self.igsolve, self.limit = boards, igsolve, limit
+        self.measured = {}
+
+    def row(self, task, reference, ref_seconds, ours_seconds, note=""):
+        """Print a task's timing beside its reference's, and keep both."""
+        self.measured[task] = {"reference": reference, "reference_seconds": ref_seconds,
+                               "flipnet_seconds": ours_seconds}
+        ratio = f"{ref_seconds / ours_seconds:8.1f}x" if ref_seconds else "       -"
+        ref = f"{ref_seconds:9.3f} s" if ref_seconds else "  skipped"
+        print(f"{task:<30} {reference:<26} {ref} {ours_seconds:9.3f} s {ratio}  {note}", flush=True)
+
+    def chosen(self, boards):
+        """The boards of a section that --boards names (all of them without --boards)."""
+        return [b for b in boards if self.boards is None or board_label(*b[:2]) in self.boards]
 
 
 def section(name, long=False):
@@ -54,21 +78,13 @@ def timed(fn, repeat=1):
     return best, result
 
 
-def row(task, reference, ref_seconds, ours_seconds, note=""):
-    MEASURED[task] = {"reference": reference, "reference_seconds": ref_seconds,
-                      "flipnet_seconds": ours_seconds}
-    ratio = f"{ref_seconds / ours_seconds:8.1f}x" if ref_seconds else "       -"
-    ref = f"{ref_seconds:9.3f} s" if ref_seconds else "  skipped"
-    print(f"{task:<30} {reference:<26} {ref} {ours_seconds:9.3f} s {ratio}  {note}", flush=True)
-
-
 def header(title):
     print(f"\n== {title}")
     print(f"{'task':<30} {'reference':<26} {'ref time':>11} {'flipnet':>11} {'speed-up':>9}")
 
 
 @section("solve")
-def bench_solve():
+def bench_solve(bench):
     from flipnet.games import FlipGame, GridNim
     from flipnet.solve import table
     from flipnet.solve.reference import plain_table
@@ -80,40 +96,40 @@ def bench_solve():
         ours, fast = timed(lambda: table(game), repeat=3)
         ref, plain = timed(lambda: plain_table(game.n_cells, game.move_masks, game.rule))
         assert np.array_equal(fast, plain), f"{label}: tables differ"
-        row(label, "plain Python loop", ref, ours)
+        bench.row(label, "plain Python loop", ref, ours)
 
     game = FlipGame(5, 5)
     ours, fast = timed(lambda: table(game), repeat=2)
     original = _cpp_reference()
     if original is None:
-        row("flip 5x5 (2^25 states)", "C++ -O2 (no g++ here)", None, ours)
+        bench.row("flip 5x5 (2^25 states)", "C++ -O2 (no g++ here)", None, ours)
     else:
         out = np.empty(1 << 25, dtype=np.uint8)
         ref, _ = timed(lambda: original(5, 5, out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))))
         assert np.array_equal(out, fast), "5x5 tables differ"
-        row("flip 5x5 (2^25 states)", "C++ -O2, original method", ref, ours)
+        bench.row("flip 5x5 (2^25 states)", "C++ -O2, original method", ref, ours)
     one, _ = timed(lambda: table(game, threads=1))
     print(f"  5x5 on one thread: {one:.3f} s")
     grid = GridNim(5, 5)
     seconds, win = timed(lambda: table(grid))
     print(f"  grid Nim 5x5 (2^25 states, misere; the original script: out of reach): {seconds:.1f} s, "
           f"the full board is {'won' if win[grid.start] else 'lost'} for the player to move")
-    print(f"  peak memory of a 5x5 solve (fresh process): {_peak_mb(_SOLVE_5X5):.0f} MB")
+    print(f"  peak memory of a 5x5 solve (fresh process): {_peak_mb('solve-5x5'):.0f} MB")
 
 
 @section("train1d")
-def bench_train_1d():
+def bench_train_1d(bench):
     header("1D training epoch: paper's conv1d, SGD, batch 20, 79,440 states")
-    bench_epoch("conv1d", rows=1, cols=20, n_states=79_447, batch=20, repeat=3)
+    bench_epoch(bench, "conv1d", rows=1, cols=20, n_states=79_447, batch=20, repeat=3)
 
 
 @section("train2d")
-def bench_train_2d():
+def bench_train_2d(bench):
     header("2D training epoch: paper's mlp2d, SGD, batch 50, 2,348,675 states")
-    bench_epoch("mlp2d", rows=5, cols=5, n_states=2_348_675, batch=50, repeat=1)
+    bench_epoch(bench, "mlp2d", rows=5, cols=5, n_states=2_348_675, batch=50, repeat=1)
 
 
-def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
+def bench_epoch(bench, model_name, rows, cols, n_states, batch, repeat):
     """One epoch as one compiled scan beside one compiled call per minibatch.
 
     Random states and labels: an epoch's cost does not depend on them. The first call of
@@ -143,40 +159,33 @@ def bench_epoch(model_name, rows, cols, n_states, batch, repeat):
 
     ref, _ = timed(plain_epoch, repeat=repeat)
     ours, _ = timed(lambda: scan_epoch(states, labels, lr), repeat=repeat)
-    row(f"{model_name} epoch ({n_batches} steps)", "one call per minibatch", ref, ours,
+    bench.row(f"{model_name} epoch ({n_batches} steps)", "one call per minibatch", ref, ours,
         f"{ours / n_batches * 1e6:.0f} us per step")
 
 
 @section("convmem")
-def bench_convmem():
+def bench_convmem(bench):
     header("convmem2d-deep training step: 8 residual layers, batch 512, 5x5 frame, 60% of cells live")
     ours, framed = convmem_step_seconds("live"), convmem_step_seconds("frame")
-    row("20 steps, live cells only", "20 steps over the whole frame", framed, ours,
+    bench.row("20 steps, live cells only", "20 steps over the whole frame", framed, ours,
         f"{ours / 20 * 1e3:.0f} ms per step (the same function: nn/components/layouts.py)")
-    row("20 steps, frame: 3x3 windows", "frame: 0/1 shift-matrix product", convmem_step_seconds("shift"),
+    bench.row("20 steps, frame: 3x3 windows", "frame: 0/1 shift-matrix product", convmem_step_seconds("shift"),
         framed, f"{framed / 20 * 1e3:.0f} ms per step (the former frame gathering)")
     halves = convmem_step_seconds("live", n=40, batch=256)
-    row("10,240 shapes at batch 256", "the same at batch 512", ours, halves,
+    bench.row("10,240 shapes at batch 256", "the same at batch 512", ours, halves,
         f"{halves / 40 * 1e3:.0f} ms per step (an epoch at batch 256 against one at 512)")
     shared = convmem_step_seconds("live", workers=2)
-    row("20 steps on two processes", "20 steps on one", ours, shared,
+    bench.row("20 steps on two processes", "20 steps on one", ours, shared,
         f"{shared / 20 * 1e3:.0f} ms per step (--workers 2, nn/components/parallel.py; needs a second idle core)")
     valid, labels = convmem_forward_seconds()
-    row("validation on two processes", "on one", valid[0], valid[1],
+    bench.row("validation on two processes", "on one", valid[0], valid[1],
         f"{valid[1] * 1e3:.0f} ms for {valid[2]:,} new shapes (base/forked.py; the same bits)")
-    row("1-ply labels on two processes", "on one", labels[0], labels[1],
+    bench.row("1-ply labels on two processes", "on one", labels[0], labels[1],
         f"{labels[1]:.1f} s for {labels[2]:,} drawn shapes (the same labels)")
     # the allocator is set once per process: both runs in fresh ones, glibc left alone in one
-    kept = _child_json(_CONVMEM_STEPS)
-    system = _child_json(_CONVMEM_STEPS, env={**os.environ, "FLIPNET_HEAP": "system"})
-    row("20 steps, freed memory kept", "glibc's default malloc", system, kept, "fresh processes")
-
-
-_CONVMEM_STEPS = """
-import json
-from flipnet.report.bench import convmem_step_seconds
-print(json.dumps(convmem_step_seconds("live")))
-"""
+    kept = _child_json("convmem-steps")
+    system = _child_json("convmem-steps", env={**os.environ, "FLIPNET_HEAP": "system"})
+    bench.row("20 steps, freed memory kept", "glibc's default malloc", system, kept, "fresh processes")
 
 
 def convmem_forward_seconds():
@@ -264,35 +273,10 @@ CRAM_RANDOM = [(n, d) for n in (6, 7, 8) for d in (0.5, 0.6, 0.7)]
 RANDOM_LIMIT = 60.0  # seconds per random position: a slower one is counted, not waited for
 LARGE_LIMIT = 7200.0  # seconds per large board (make bench-large)
 
-_CRAM_RANDOM = """
-import json, sys, time
-import numpy as np
-from flipnet.base.errors import FlipnetError
-from flipnet.solve.cram import CramSolver
-from flipnet.solve.cram.endgame import Endgame
-n, density, count, limit = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, timeout=limit)
-rng = np.random.default_rng(int(1000 * n + 100 * density))
-times, over = [], 0
-for _ in range(count):
-    cells = {(r, c) for r in range(n) for c in range(n) if rng.random() < density}
-    start = time.perf_counter()
-    try:
-        solver.value(cells)
-        times.append(time.perf_counter() - start)
-    except FlipnetError:  # no answer within the limit: counted, and as slower than any answer
-        times.append(float("inf"))
-        over += 1
-median, answered = float(np.median(times)), not over
-print(json.dumps({"median": median if np.isfinite(median) else None, "over_limit": over, "limit": limit,
-                  "mean": float(np.mean(times)) if answered else None,
-                  "max": float(np.max(times)) if answered else None}))
-"""
-
-
-def _child_json(code, *args, timeout=1800, env=None):
-    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+def _child_json(program, *args, timeout=1800, env=None):
+    """The JSON line a child program (bench_child.py) printed last."""
+    proc = subprocess.run([*CHILD, program, *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          env=env)
     if proc.returncode:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -317,11 +301,6 @@ def _cram_prepare(boxes=None):
 
 def board_label(rows, cols):
     return f"{rows}x{cols}"
-
-
-def _chosen(boards):
-    """The boards of a section that --boards names (all of them without --boards)."""
-    return [b for b in boards if BOARDS is None or board_label(*b[:2]) in BOARDS]
 
 
 def _command(argv, timeout, env=None):
@@ -351,27 +330,13 @@ def _command(argv, timeout, env=None):
         return seconds, out.read(), err.read(), usage.ru_maxrss / 1024
 
 
-# `python -m flipnet ARGS`, and at its exit the peak resident memory of its own program
-# (VmHWM: the pages of this process's fork are not counted), on stderr
-_FLIPNET_WITH_PEAK = """
-import atexit, sys
-def peak():
-    with open("/proc/self/status") as status:
-        kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-    print(f"peak_kb {kb}", file=sys.stderr, flush=True)
-atexit.register(peak)
-from flipnet.__main__ import run
-sys.exit(run())
-"""
-
-
 def _flipnet_board(rows, cols, mirror, workers, limit):
     """The whole command `flipnet value flip BOARD --no-moves --workers N` (the endgame
     database in the cache): {"value", "seconds", "positions", "peak_mb"} or None."""
     text = "/".join(["1" * cols] * rows)
     env = {**os.environ, "FLIPNET_PROGRESS": "0", **({} if mirror else {"FLIPNET_MIRROR": "off"})}
-    ran = _command([sys.executable, "-c", _FLIPNET_WITH_PEAK, "value", "flip", text, "--no-moves", "--workers",
-                    str(workers), "--json"], limit, env)
+    ran = _command([*CHILD, "flipnet", "--peak", "value", "flip", text, "--no-moves", "--workers", str(workers),
+                    "--json"], limit, env)
     if ran is None:
         return None
     seconds, out, err, _ = ran
@@ -381,12 +346,12 @@ def _flipnet_board(rows, cols, mirror, workers, limit):
             "peak_mb": peak_kb / 1024}
 
 
-def _igsolve_board(rows, cols, limit):
+def _igsolve_board(igsolve, rows, cols, limit):
     """igsolve's whole command on one thread (its default pruning, a 4 GB table, no end
     database): {"value", "seconds", "peak_mb"}, None past the limit, or {} without igsolve."""
-    if IGSOLVE is None:
+    if igsolve is None:
         return {}
-    ran = _command([IGSOLVE, "--tt_size", "4", "cram", str(rows), str(cols)], limit)
+    ran = _command([igsolve, "--tt_size", "4", "cram", str(rows), str(cols)], limit)
     if ran is None:
         return None
     seconds, out, _, peak = ran  # its peak counts this process's memory at the fork too
@@ -396,17 +361,17 @@ def _igsolve_board(rows, cols, limit):
     return {"value": int(found.group(1)), "seconds": seconds, "peak_mb": peak}
 
 
-def _cram_boards(boards, limit=1800):
+def _cram_boards(bench, boards, limit=1800):
     """Each full board as whole commands, each in a process of its own: igsolve on one
     thread (where `--igsolve` names it), flipnet with one worker and with two; a command
     that gives no answer within `limit` seconds is stopped and reported so."""
-    boards, limit = _chosen(boards), LIMIT or limit
+    boards, limit = bench.chosen(boards), bench.limit or limit
     print(f"{'board':<21} {'nimber':>6} {'published':>9} {'igsolve s':>10} {'1 worker s':>10} {'ratio':>6} "
           f"{'2 workers s':>11} {'positions (1 / 2)':>23} {'peak MB':>8}")
     for rows, cols, published, anchor in boards:
         for mirror in ((True, False) if rows % 2 == 0 and cols % 2 == 0 else (True,)):
             label = board_label(rows, cols) + ("" if mirror else " (no mirror rule)")
-            ig = _igsolve_board(rows, cols, limit) if mirror else {}
+            ig = _igsolve_board(bench.igsolve, rows, cols, limit) if mirror else {}
             runs = {workers: _flipnet_board(rows, cols, mirror, workers, limit) for workers in (1, 2)}
             for who, r in [("igsolve", ig), ("flipnet, 1 worker", runs[1]), ("flipnet, 2 workers", runs[2])]:
                 assert not r or r["value"] == published, f"{label}, {who}: {r['value']} is not the published {published}"
@@ -421,7 +386,7 @@ def _cram_boards(boards, limit=1800):
             absent = "-" if not mirror else "not given"
             print(f"{label:<21} {value:>6} {published:>9} {seconds(ig, absent):>10} {seconds(one):>10} {ratio:>6} "
                   f"{seconds(two):>11} {positions:>23} {'-' if peak is None else format(peak, '.0f'):>8}", flush=True)
-            MEASURED[f"cram {label}"] = {
+            bench.measured[f"cram {label}"] = {
                 "reference": "igsolve, one thread, whole command" if ig else "C++ Lemoine-Viennot (MCGS), quoted",
                 "reference_seconds": ig["seconds"] if ig else anchor if ig == {} else None,
                 "published": published, "limit": limit,
@@ -432,17 +397,17 @@ def _cram_boards(boards, limit=1800):
 
 
 @section("start")
-def bench_start():
+def bench_start(bench):
     header("a command's start: what it loads (best of 5, each a new process)")
     for argv in (["--help"], ["value", "nim", "1,3,5"], ["value", "flip", "11011111110111111111"]):
         eager, lazy = _start_seconds(argv, eager=True), _start_seconds(argv)
-        row(" ".join(["flipnet", *argv[:2]]), "PyTensor, Numba first", eager, lazy)
+        bench.row(" ".join(["flipnet", *argv[:2]]), "PyTensor, Numba first", eager, lazy)
     header("the README's first answer, 11011/11111/00111 (best of 5, each a new process)")
     first = ["value", "flip", "11011/11111/00111"]
-    floor = timed(lambda: subprocess.run([sys.executable, "-c", "import numpy"], check=True), 5)[0]
-    theirs = _igsolve_board(3, 5, 60)  # a board of that size (igsolve takes full rectangles)
+    floor = timed(lambda: subprocess.run([*CHILD, "numpy"], check=True), 5)[0]
+    theirs = _igsolve_board(bench.igsolve, 3, 5, 60)  # a board of that size (igsolve takes full rectangles)
     beside = f"; igsolve's whole command on the full 3x5: {theirs['seconds']:.3f} s" if theirs else ""
-    row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
+    bench.row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
         _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s{beside}")
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.cram import CramSolver
@@ -454,38 +419,36 @@ def bench_start():
     cram.winning_moves(cells[0])  # the kernels' first call: loaded from Numba's cache
     search, _ = timed(lambda: [cram.winning_moves(c) for c in cells])
     kayles, _ = timed(lambda: [line_value_and_winning_moves(s, 20) for s in states])
-    row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
+    bench.row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
 
 
 def _start_seconds(argv, eager=False, repeat=5, env=None):
-    """Best wall seconds of `python -c` running flipnet's command line on `argv`; `eager`:
+    """Best wall seconds of a process running flipnet's command line on `argv`; `eager`:
     with PyTensor and Numba imported first (before they were loaded on use, every command
     loaded PyTensor, and all but --help Numba); `env`: added to the environment."""
-    code = ("import sys\n" + ("import pytensor, numba\n" if eager else "") +
-            "from flipnet.__main__ import run\nsys.exit(run())")
-    command = [sys.executable, "-c", code, *argv]
+    command = [*CHILD, "flipnet", *(["--eager"] if eager else []), *argv]
     environment = {**os.environ, **(env or {})}
     return timed(lambda: subprocess.run(command, capture_output=True, check=True, env=environment), repeat)[0]
 
 
 @section("cram")
-def bench_cram():
+def bench_cram(bench):
     print("\n== exact values of large boards (Cram solver): each in a fresh process")
     _cram_prepare()
-    _cram_boards(CRAM_BOARDS)
+    _cram_boards(bench, CRAM_BOARDS)
     print(f"random positions, each cell full with probability d (50 per row, one process per row, "
           f"at most {RANDOM_LIMIT:g} s each):")
     for n, density in CRAM_RANDOM:
-        r = _child_json(_CRAM_RANDOM, n, density, 50, RANDOM_LIMIT)
+        r = _child_json("cram-random", n, density, 50, RANDOM_LIMIT)
         tail = (f"mean {1000 * r['mean']:.1f} ms, max {r['max']:.2f} s" if not r["over_limit"] else
                 f"{r['over_limit']} of 50 without an answer within {RANDOM_LIMIT:g} s")
         median = f"{1000 * r['median']:.1f} ms" if r["median"] is not None else f"over {RANDOM_LIMIT:g} s"
         print(f"  {n}x{n} d={density}: median {median}, {tail}", flush=True)
-        MEASURED[f"cram random {n}x{n} d={density}"] = r
-    _cram_sample()
+        bench.measured[f"cram random {n}x{n} d={density}"] = r
+    _cram_sample(bench)
 
 
-def _cram_sample(rows=6, cols=6, density=0.6, count=2000):
+def _cram_sample(bench, rows=6, cols=6, density=0.6, count=2000):
     """A sample's positions valued in lanes (`flipnet data`), one worker against two in
     this process: the same values, asserted."""
     from flipnet.datasets.sampled import SampledDataset, draw
@@ -499,53 +462,50 @@ def _cram_sample(rows=6, cols=6, density=0.6, count=2000):
     two, same = timed(lambda: solvers[2].values_of_sample(states, rows, cols, spec.budget))
     assert np.array_equal(values, same), "two workers valued a sample otherwise than one"
     header(f"a sample's values (flipnet data): {states.size:,} random {rows}x{cols} positions, density {density}")
-    row(f"{rows}x{cols} sample, 2 workers", "1 worker (the same file)", one, two)
+    bench.row(f"{rows}x{cols} sample, 2 workers", "1 worker (the same file)", one, two)
 
 
 @section("cram-large", long=True)
-def bench_cram_large():
+def bench_cram_large(bench):
     print(f"\n== exact values of the largest boards here, each command in a fresh process (at most "
-          f"{LIMIT or LARGE_LIMIT:g} s each), with the 30-cell endgame database")
+          f"{bench.limit or LARGE_LIMIT:g} s each), with the 30-cell endgame database")
     from flipnet.solve.cram.endgame import BOX_SETS
 
     _cram_prepare(BOX_SETS[30])
-    _cram_boards(CRAM_LARGE, limit=LARGE_LIMIT)
+    _cram_boards(bench, CRAM_LARGE, limit=LARGE_LIMIT)
 
 
 CRAM_WORKERS = [(5, 8, 1, None), (4, 11, 1, None), (6, 7, 5, None)]  # boards timed with 1, 2, 3, ... workers
 
 
 @section("cram-workers", long=True)
-def bench_cram_workers():
+def bench_cram_workers(bench):
     from flipnet.base.cores import usable_cores
     from flipnet.solve.cram.endgame import BOX_SETS
 
     cores = usable_cores()
     counts = list(range(1, max(2, cores) + 1))  # a command takes at most the usable cores
     print(f"\n== one search on N workers (threads sharing one table), each command in a fresh process "
-          f"(at most {LIMIT or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
+          f"(at most {bench.limit or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
           f"{cores} cores")
     _cram_prepare(BOX_SETS[30])
     print(f"{'board':<7} {'nimber':>6} " + " ".join(f"{f'N={n} s':>9} {f'N={n} positions':>16}" for n in counts))
-    for rows, cols, published, _ in _chosen(CRAM_WORKERS):
+    for rows, cols, published, _ in bench.chosen(CRAM_WORKERS):
         label = board_label(rows, cols)
-        runs = {n: _flipnet_board(rows, cols, True, n, LIMIT or LARGE_LIMIT) for n in counts}
+        runs = {n: _flipnet_board(rows, cols, True, n, bench.limit or LARGE_LIMIT) for n in counts}
         for n, r in runs.items():
             assert not r or r["value"] == published, f"{label}, {n} workers: {r['value']} is not {published}"
         cells = " ".join(f"{r['seconds']:>9.2f} {r['positions']:>16,}" if r else f"{'over':>9} {'-':>16}"
                          for r in runs.values())
         print(f"{label:<7} {published:>6} {cells}", flush=True)
-        MEASURED[f"cram workers {label}"] = {"reference": "flipnet, 1 worker", "published": published,
+        bench.measured[f"cram workers {label}"] = {"reference": "flipnet, 1 worker", "published": published,
                                              "cores": cores, **{f"workers_{n}": r for n, r in runs.items()}}
 
 
-_SOLVE_5X5 = "from flipnet.games import FlipGame; from flipnet.solve import table; table(FlipGame(5, 5))"
-
-
-def _peak_mb(code):
-    """Peak resident memory of a fresh Python process running `code`."""
+def _peak_mb(program):
+    """Peak resident memory of a fresh process running a child program (bench_child.py)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([*CHILD, program], check=True)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return max(peak, before) / 1024
 
@@ -569,35 +529,35 @@ def run(only=None, out=None, boards=None, igsolve=None, limit=None):
     also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards;
     `igsolve`: the path of an igsolve binary to time beside them; `limit`: the seconds each
     of their commands may take."""
-    global BOARDS, IGSOLVE, LIMIT
     from flipnet.base.checks import check_seconds
     from flipnet.base.errors import FlipnetError
 
     unknown = set(only or ()) - set(SECTIONS)
     if unknown:
         raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
-    BOARDS = None
+    chosen = None
     if boards is not None:
         known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE + CRAM_WORKERS]
-        BOARDS = {b.strip() for b in boards.split(",") if b.strip()}
-        strange = sorted(BOARDS - set(known))
-        if strange or not BOARDS:
+        chosen = {b.strip() for b in boards.split(",") if b.strip()}
+        strange = sorted(chosen - set(known))
+        if strange or not chosen:
             raise FlipnetError(f"unknown bench board {', '.join(strange) or repr(boards)}: choose from "
                                f"{', '.join(dict.fromkeys(known))}")
-    IGSOLVE = None
+    binary = None
     if igsolve is not None:
-        IGSOLVE = shutil.which(igsolve) or igsolve
-        if not (os.path.isfile(IGSOLVE) and os.access(IGSOLVE, os.X_OK)):
+        binary = shutil.which(igsolve) or igsolve
+        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             raise FlipnetError(f"--igsolve {igsolve}: no program there (build it from beling/impartial-games)")
-    LIMIT = check_seconds(limit, "--limit")
+    bench = Bench(chosen, binary, check_seconds(limit, "--limit"))
     if out:
         check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
     print(f"flipnet bench: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
     for name in only or default_sections():
-        SECTIONS[name]()
+        SECTIONS[name](bench)
     if out:
         machine = {"cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__}
-        write_json(out, {"machine": machine, **MEASURED})
+        write_json(out, {"machine": machine, **bench.measured})
         print(f"\nwrote {out}")
+    return bench

@@ -1,0 +1,101 @@
+"""The bench's child programs, each run in a process of its own (a fresh start, a peak
+memory of its own) as `python -m flipnet.report.bench_child NAME ARGS`.
+
+`flipnet [--eager] [--peak] ARGS` is the flipnet command itself, run as `python -m
+flipnet` runs it (a program started, not a module of the layers above imported):
+`--eager` loads PyTensor and Numba first (as every command once did), `--peak` prints the
+program's peak resident memory on stderr at its exit (VmHWM: the pages of the parent's
+fork are not counted). The others print one JSON line. Nothing is imported here but what the program named needs, at
+its call, so that the command's start-up is timed as a user meets it.
+"""
+
+import sys
+
+
+def flipnet(*argv):
+    """The flipnet command line on `argv` (with the options above in front)."""
+    argv = list(argv)
+    if argv[:1] == ["--eager"]:
+        argv.pop(0)
+        import numba  # noqa: F401
+        import pytensor  # noqa: F401
+    if argv[:1] == ["--peak"]:
+        argv.pop(0)
+        import atexit
+
+        atexit.register(_print_peak)
+    sys.argv = ["flipnet", *argv]
+    import runpy
+
+    runpy.run_module("flipnet", run_name="__main__", alter_sys=True)  # as `python -m flipnet ARGS` runs
+
+
+def _print_peak():
+    with open("/proc/self/status") as status:
+        kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    print(f"peak_kb {kb}", file=sys.stderr, flush=True)
+
+
+def numpy():
+    """The floor of a command's start: a process that imports NumPy and ends."""
+    import numpy  # noqa: F401
+
+
+def solve_5x5():
+    """The 5x5 flip table, for its peak memory."""
+    from flipnet.games import FlipGame
+    from flipnet.solve import table
+
+    table(FlipGame(5, 5))
+
+
+def convmem_steps():
+    """Seconds of 20 convmem2d-deep training steps over live cells (`bench.convmem_step_seconds`)."""
+    from flipnet.report.bench import convmem_step_seconds
+
+    _print_json(convmem_step_seconds("live"))
+
+
+def cram_random(n, density, count, limit):
+    """{"median", "over_limit", "limit", "mean", "max"} of `count` random n x n positions,
+    each cell full with probability `density`, each given `limit` seconds (a slower one is
+    counted as slower than any answer)."""
+    import time
+
+    import numpy as np
+
+    from flipnet.base.errors import FlipnetError
+    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.cram.endgame import Endgame
+
+    n, density, count, limit = int(n), float(density), int(count), float(limit)
+    solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, timeout=limit)
+    rng = np.random.default_rng(int(1000 * n + 100 * density))
+    times, over = [], 0
+    for _ in range(count):
+        cells = {(r, c) for r in range(n) for c in range(n) if rng.random() < density}
+        start = time.perf_counter()
+        try:
+            solver.value(cells)
+            times.append(time.perf_counter() - start)
+        except FlipnetError:  # no answer within the limit
+            times.append(float("inf"))
+            over += 1
+    median, answered = float(np.median(times)), not over
+    _print_json({"median": median if np.isfinite(median) else None, "over_limit": over, "limit": limit,
+                 "mean": float(np.mean(times)) if answered else None,
+                 "max": float(np.max(times)) if answered else None})
+
+
+def _print_json(value):
+    import json
+
+    print(json.dumps(value))
+
+
+PROGRAMS = {"flipnet": flipnet, "numpy": numpy, "solve-5x5": solve_5x5, "convmem-steps": convmem_steps,
+            "cram-random": cram_random}
+
+
+if __name__ == "__main__":
+    sys.exit(PROGRAMS[sys.argv[1]](*sys.argv[2:]))
