@@ -182,11 +182,11 @@ SHIPPED_NETWORKS = ["conv1d", "mlp2d", "xornet1d", "xormem2d", "lookup2d", "best
 @pytest.mark.parametrize("name", SHIPPED_NETWORKS)
 def test_load_model_predicts_as_the_internal_predictor(name):
     from flipnet.base.shipped import resolve
-    from flipnet.nn.core.kinds import read_model as load_file
+    from flipnet.nn.core.kinds import read_model
     from flipnet.nn.evaluation.evaluate import predictor
 
     model = flipnet.load_model(name)
-    network, _ = load_file(resolve(name)[0])
+    network, _ = read_model(resolve(name)[0])
     rows, cols = network.rows, network.cols
     states = np.random.default_rng(0).integers(0, 1 << (rows * cols), size=300, dtype=np.uint64)
     expected = predictor(network)(states)
@@ -319,7 +319,7 @@ def test_every_kind_is_one_registry_entry():
 
     assert {r.settings["model"] for r in RECIPES.values()} <= set(KINDS)
     for name, kind in KINDS.items():
-        assert callable(kind.trainer()) and callable(kind.loader())
+        assert callable(kind.trainer()) and callable(kind.rebuilder())
         if kind.build:
             model = build(name, 0, *((1, 8) if kind.board == "row" else (3, 3)))
             assert model.name == name

@@ -200,9 +200,10 @@ def test_the_run_reports_its_selection_and_the_known_new_split(trained):
 
 @pytest.mark.slow
 def test_the_trained_model_reads_a_larger_board_and_one_ply_is_exact_over_known_children(trained):
-    from flipnet.nn.evaluation.evaluate import load, on_board
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.evaluation.evaluate import on_board
 
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     big = on_board(model, 5, 5, "5x5 positions")
     states = np.random.default_rng(0).integers(0, 1 << 25, size=3000, dtype=np.uint64)
     labels = table(FlipGame(5, 5))[states.astype(np.int64)]
@@ -247,7 +248,8 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
     """`flipnet evaluate --data` on a sampled 5x5 file, the model trained on 4x4 boards:
     the error per density, and split by whether a component outgrows a 4x4 box, against
     the model's own predictions and a flood fill."""
-    from flipnet.nn.evaluation.evaluate import load, on_board
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.evaluation.evaluate import on_board
     from test_components import box, largest_cells, reference_components
 
     states, labels = write_sample5(trained / "sample5.h5")
@@ -256,7 +258,7 @@ def test_evaluate_on_a_larger_sample_splits_by_what_the_training_board_holds(tra
     assert got.returncode == 0, got.stderr
     record = json.loads((trained / "sample5.json").read_text())
     assert record["board"] == "5x5" and record["trained_board"] == "4x4"
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     wrong = on_board(model, 5, 5, "5x5 positions")(states) != labels
     beyond = np.array([any(max(box(m, 5)) > 4 for m in reference_components(int(s), 5, 5)) for s in states])
     for d, part in ((0.5, slice(0, 300)), (0.6, slice(300, 600))):
@@ -382,14 +384,14 @@ def test_errors_by_size_count_every_shape_once_against_the_exact_values(trained)
     every validation shape the table lacks; each error is the network's argmax against the
     shape's exact value (the DP table's), size by size."""
     from flipnet.datasets import read_split
-    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.core.kinds import read_model
     from test_components import reference_components
 
     got = run(["by-size", trained / "r" / "convmem2d.npz", "--sample", 200, "--seed", 3,
                "--out", trained / "sizes.json"], trained)
     assert got.returncode == 0, got.stderr
     record = json.loads((trained / "sizes.json").read_text())
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     assert record["sample"] == 200 and record["table_shapes"] == len(model.table.keys)
     taught = model.table.keys[np.sort(np.random.default_rng(3).choice(len(model.table.keys), 200,
                                                                       replace=False))]
@@ -439,7 +441,8 @@ def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger
     density whose box fits no 4x4 board (a flood fill, shapes told apart up to symmetry),
     valued by the 5x5 DP table; per size, the network's error (its answer for the shape
     alone on a 5x5 board), the table's size guess and the most common value's."""
-    from flipnet.nn.evaluation.evaluate import load, on_board
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.evaluation.evaluate import on_board
     from test_components import box, reference_components
 
     states, _ = write_sample5(trained / "beyond5.h5")
@@ -454,7 +457,7 @@ def test_by_size_beyond_sets_the_network_beside_guesses_by_size_on_shapes_larger
                 shapes.setdefault(canonical(mask, 5), mask)
     masks = np.array(list(shapes.values()), np.uint64)
     exact = table(FlipGame(5, 5))[masks.astype(np.int64)].astype(np.int64)
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     network = on_board(model, 5, 5, "5x5 positions")(masks)
     cells = np.array([bin(int(m)).count("1") for m in masks])
     table_cells = np.bincount(key_shape(model.table.keys)[2], minlength=26)
@@ -517,9 +520,9 @@ def test_an_ensemble_takes_convmem2d_as_a_member(trained):
     """The product of experts reads convmem2d's own distributions: with two copies of the
     same model it is that model; on a larger board it reads every member's copy."""
     from flipnet.nn.components.ensemble import ComponentEnsemble
-    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.core.kinds import read_model
 
-    members = [load(trained / "r" / "convmem2d.npz")[0] for _ in range(2)]
+    members = [read_model(trained / "r" / "convmem2d.npz")[0] for _ in range(2)]
     ensemble = ComponentEnsemble(members)
     keys = some_keys(4, 4, 300, seed=5)
     assert np.allclose(ensemble.probabilities(keys), members[0].probabilities(keys), atol=1e-6)
@@ -532,9 +535,10 @@ def test_predict_reads_a_position_of_any_board_with_or_without_one_ply(trained):
     position = "11011/11111/01110/11011/10111"
     state = sum(1 << i for i, ch in enumerate(position.replace("/", "")) if ch == "1")
     true = int(table(FlipGame(5, 5))[state])
-    from flipnet.nn.evaluation.evaluate import load, on_board, predictor
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.evaluation.evaluate import on_board, predictor
 
-    model, meta = load(trained / "r" / "convmem2d.npz")
+    model, meta = read_model(trained / "r" / "convmem2d.npz")
     on5 = on_board(model, 5, 5, "a 5x5 position")
     for extra, said, ply in (([], "", False), (["--one-ply"], " with one ply of lookahead", "soft")):
         got = run(["predict", trained / "r" / "convmem2d.npz", position, *extra], trained)
@@ -568,7 +572,7 @@ def test_the_network_sizes_and_gates_are_settings_kept_in_the_model_and_checked_
               "--results-dir", tmp_path / "r", "--layers", 2, "--hidden", 7, "--residual-gates"]
     done = run([*common, "--channels", 5, "--epochs", 1], tmp_path, program=PYTHON_LINKER)
     assert done.returncode == 0, done.stderr
-    model, meta = ConvMemory.load(tmp_path / "r" / "convmem2d.npz")
+    model, meta = ConvMemory.read(tmp_path / "r" / "convmem2d.npz")
     assert meta["architecture"] == {"channels": 5, "layers": 2, "hidden": 7, "n_classes": 16,
                                     "residual_gates": True}
     assert meta["config"]["residual_gates"] and model.network.residual_gates
@@ -593,12 +597,12 @@ def test_a_model_or_checkpoint_of_a_removed_variant_loads_only_at_its_neutral_se
     arrays, meta = load_npz(write_small_convmem(tmp_path / "m.npz"))
     save_npz(tmp_path / "neutral.npz", arrays, {**meta, "architecture": {**meta["architecture"], "loop_steps": 0,
                                                                          "global_pool": False}})
-    model, _ = ConvMemory.load(tmp_path / "neutral.npz")
+    model, _ = ConvMemory.read(tmp_path / "neutral.npz")
     assert model.network.architecture() == meta["architecture"]
     save_npz(tmp_path / "looped.npz", arrays, {**meta, "architecture": {**meta["architecture"], "loop_steps": 2}})
     with pytest.raises(FlipnetError, match=rf"^{tmp_path}/looped.npz was made with --loop-steps: a variant "
                                            rf"flipnet no longer has \(commit {REMOVED_IN} has it\)$"):
-        ConvMemory.load(tmp_path / "looped.npz")
+        ConvMemory.read(tmp_path / "looped.npz")
     from flipnet.nn.training.config import without_removed  # a checkpoint's saved settings, likewise
 
     assert without_removed({"lr": 0.1, "size_balance": 0.0, "draw_boards": ""}, "c") == {"lr": 0.1}
@@ -666,9 +670,9 @@ def test_a_shape_that_fills_its_frame_reads_as_in_a_larger_one_with_negative_act
 @pytest.mark.slow
 def test_drawn_shapes_are_new_and_their_one_ply_labels_exact_where_the_table_holds_the_children(trained):
     from flipnet.nn.components.drawn import draw_shapes, one_ply_labels
-    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.core.kinds import read_model
 
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     keys = draw_shapes(4, 4, 3000, seed=5, known_keys=model.known_shapes())
     boards = np.random.default_rng([5, 2]).integers(0, 1 << 16, size=3000, dtype=np.uint64)
     on_boards = np.unique(Components(4, 4).shapes(boards))
@@ -686,9 +690,9 @@ def test_validation_and_labels_shared_with_forked_processes_are_the_same_bits(tr
     one-process answers exactly, over several chunks (the shapes of 5x5 boards)."""
     from flipnet.nn.components import drawn
     from flipnet.nn.components.maskconv import CHUNK
-    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.core.kinds import read_model
 
-    model, _ = load(trained / "r" / "convmem2d.npz")
+    model, _ = read_model(trained / "r" / "convmem2d.npz")
     model = model.for_board(5, 5)
     keys = drawn.draw_shapes(5, 5, 20000, seed=8, known_keys=model.known_shapes())
     assert keys.size > 2 * CHUNK
@@ -812,8 +816,8 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
     done = run([*common, "--draw", 2000, "--out", "taught"], tmp_path)
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "r" / "taught.json").read_text())
-    model, meta = ConvMemory.load(tmp_path / "r" / "taught.npz")
-    start, start_meta = ConvMemory.load(init)
+    model, meta = ConvMemory.read(tmp_path / "r" / "taught.npz")
+    start, start_meta = ConvMemory.read(init)
     # the drawn shapes: those of 2,000 seeded random boards (drawn here) the table lacks
     boards = np.random.default_rng([2016, 2]).integers(0, 1 << 16, size=2000, dtype=np.uint64)
     on_boards = np.unique(Components(4, 4).shapes(boards))
@@ -828,7 +832,7 @@ def test_a_run_from_init_learns_the_drawn_shapes_and_reports_them(trained, tmp_p
         probs = network.network_probabilities(model.drawn)
         return -np.mean(np.log(probs[np.arange(labels.size), labels] + 1e-12))
 
-    without = ConvMemory.load(tmp_path / "r" / "blind.npz")[0]
+    without = ConvMemory.read(tmp_path / "r" / "blind.npz")[0]
     assert loss(model) < 0.97 * min(loss(start), loss(without)), (loss(model), loss(start), loss(without))
     assert results["drawn_shapes"] == model.drawn.size > 0 and results["init"] == str(init)
     assert results["pipeline_seconds"] == pytest.approx(results["seconds"] + start_meta["pipeline_seconds"])

@@ -89,7 +89,7 @@ def test_the_threshold_keeps_the_best_through_small_improvements():
     """The 2D script's rule: a validation error replaces the best only below 0.99 x it."""
     params = {"w": np.zeros(1)}
 
-    class Model:
+    class Network:
         def get_values(self):
             return dict(params)
 
@@ -97,7 +97,7 @@ def test_the_threshold_keeps_the_best_through_small_improvements():
     for threshold, best in ((0.99, (5, 0.30)), (1.0, (7, 0.2975))):
         run = Run(0, [], 0.0, float("inf"), {}, None, 0.0)
         for error in curve:
-            run.check(Model(), error, 1.0, threshold)
+            run.check(Network(), error, 1.0, threshold)
             run.record(0.0, error, 0.0)
         assert (run.best_epoch, run.best_valid) == best
 

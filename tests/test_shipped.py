@@ -53,10 +53,11 @@ def test_the_models_of_record_ship_within_the_size_limit():
 @pytest.mark.parametrize("name", NETWORKS)
 def test_each_shipped_model_values_the_test_slice_as_the_manifest_says(name, study_data, py_mode):
     from flipnet.datasets import read_split
-    from flipnet.nn.evaluation.evaluate import load, predictor
+    from flipnet.nn.core.kinds import read_model
+    from flipnet.nn.evaluation.evaluate import predictor
 
     entry = MODELS[name]
-    model, meta = load(shipped.shipped_file(name))
+    model, meta = read_model(shipped.shipped_file(name))
     assert meta["config"]["recipe"] == entry["recipe"] and meta["config"]["seed"] == entry["seed"]
     split = read_split(study_data / Path(meta["config"]["data"]).name, meta["config"].get("bucket", 0))
     step = len(split.test[0]) // shipped.SLICE  # every step-th test position, from the first

@@ -159,11 +159,11 @@ def load_model(name_or_path) -> Model:
     >>> round(flipnet.load_model("mlp2d").info["figures"]["test error"], 4)
     0.1025
     """
-    from flipnet.nn.core.kinds import load
+    from flipnet.nn.core.kinds import read_model
 
     spec = str(name_or_path)
     path, how = shipped.resolve(spec)
-    network = load(path)
+    network, _ = read_model(path)
     name = shipped.canonical(spec) if how else Path(path).stem
     return Model(network, name, path, _info(name, path, how, network), loaded=how)
 

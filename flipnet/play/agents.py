@@ -110,14 +110,14 @@ def _neural_flip(arg, paths, game):
     """The named (or given) model; by default the first model of record, best first, that
     is trained here or ships and reads the game's board."""
     from flipnet.base.shipped import resolve
-    from flipnet.nn.evaluation.evaluate import load
+    from flipnet.nn.core.kinds import read_model
 
     spec = arg or paths.get("model")
     failed = None
     for name in [spec] if spec else DEFAULT_NETWORKS[game.rows == 1]:
         try:
             path, how = resolve(name)
-            agent = NeuralFlip(load(path)[0], lookahead=paths.get("one_ply", False), loaded=how)
+            agent = NeuralFlip(read_model(path)[0], lookahead=paths.get("one_ply", False), loaded=how)
             agent.read_board(game)  # refuses a board the model cannot read, before play starts
             return agent
         except FlipnetError as exc:

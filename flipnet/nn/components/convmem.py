@@ -105,16 +105,16 @@ class ConvMemory(TrainedModel):
                                 "average": self.average, **meta})
 
     @classmethod
-    def load(cls, path):
+    def read(cls, path):
         """(model, meta) of a convmem2d file; a one-line error for anything else."""
         arrays, meta = load_npz(path)
-        model = load(path, arrays, meta)
+        model = rebuild(path, arrays, meta)
         model.meta = meta
         return model, meta
 
 
-def load(path, arrays, meta):
-    """The table and network of a convmem2d file (`kinds.load`)."""
+def rebuild(path, arrays, meta):
+    """The table and network of a convmem2d file (`kinds.read_model`)."""
     info, stored = Fields(meta, path, "metadata "), Fields(arrays, path, "array ")
     architecture = without_removed(info.take("architecture", dict), path)
     unknown = sorted(set(architecture) - set(inspect.signature(MaskedConvNet).parameters))

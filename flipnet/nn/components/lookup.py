@@ -123,8 +123,8 @@ class ShapeLookup(TrainedModel):
                    arrays["by_size"].astype(np.int64), rows, cols)
 
 
-def load(path, arrays, meta):
-    """The table of a lookup2d file (`kinds.load`)."""
+def rebuild(path, arrays, meta):
+    """The table of a lookup2d file (`kinds.read_model`)."""
     stored = Fields(arrays, path, "array ")
     table = {key: stored.array(key) for key in ("keys", "values", "by_size")}
     if table["keys"].shape != table["values"].shape or table["keys"].ndim != 1:

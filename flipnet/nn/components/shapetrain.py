@@ -78,7 +78,7 @@ def train_shapes(config, resume=False, overwrite=False, log=print):
     positions writes them (`paper/train.py`)."""
     started = time.perf_counter()
     config.check()
-    start, start_meta = ConvMemory.load(config.init) if config.init else (None, {})
+    start, start_meta = ConvMemory.read(config.init) if config.init else (None, {})
     split = read_split(locate(config.data), config.bucket)
     rows, cols = int(split.attrs["rows"]), int(split.attrs["cols"])
     if rows == 1:

@@ -12,10 +12,10 @@ from flipnet.datasets.shapes import FEATURES, ShapeTable
 from flipnet.nn import FLOAT
 from flipnet.nn.core.compile import ComponentPredictor
 from flipnet.nn.core.layers import decode_bits, dense
-from flipnet.nn.core.model import Model, normal, one_row
+from flipnet.nn.core.model import Network, normal, one_row
 from flipnet.nn.core.xor import walsh_hadamard
 
-class ComponentModel(Model):
+class ComponentModel(Network):
     """Beyond the paper, by the Sprague-Grundy theorem: a position's value is the XOR of
     its live components' values (`datasets.components`). One network (`forward`) reads
     every component; the position's distribution is the XOR-convolution of its

@@ -65,5 +65,5 @@ class TrainedModel(Protocol):
         """Build its compiled functions now (before forking helpers that use them)."""
 
     def save(self, path, meta) -> None:
-        """Write its file (`kinds.load` reads it back), with `meta` in its metadata."""
+        """Write its file (`kinds.read_model` reads it back), with `meta` in its metadata."""
         ...

@@ -4,7 +4,8 @@ to build a fresh one, how to train it and how to load its file.
 A kind's functions are named as "module:function" and imported when first asked for:
 the paper's networks, the component networks, the lookup baseline and convmem2d live in
 the families above this core, which the core does not import. A model file records its
-kind (`meta["model"]`); `load` reads any of them and `build` makes a fresh network.
+kind (`meta["model"]`); `read_model` reads any of them (each kind's `rebuild` makes the
+model of the file's arrays) and `build` makes a fresh network.
 """
 
 import importlib
@@ -17,7 +18,7 @@ from flipnet.base.fields import Fields
 from flipnet.nn.core.store import load_npz
 
 NETWORK_TRAINER = "flipnet.nn.paper.train:train"  # a network trained on positions
-NETWORK_LOADER = "flipnet.nn.core.kinds:load_network"
+NETWORK_REBUILD = "flipnet.nn.core.kinds:rebuild_network"
 DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
 
 
@@ -25,9 +26,9 @@ DEFAULT_SHAPES = {"row": (1, 20), "grid": (5, 5)}  # the study's boards
 class Kind:
     name: str
     board: str  # "row": reads one row of cells; "grid": a board
-    build: str = ""  # "module:function" of (rng, rows, cols) -> Model, for a network
+    build: str = ""  # "module:function" of (rng, rows, cols) -> Network, for a network
     train: str = NETWORK_TRAINER  # of (config, resume, overwrite) -> the run's results
-    load: str = NETWORK_LOADER  # of (path, arrays, meta) -> a model holding `meta`
+    rebuild: str = NETWORK_REBUILD  # of (path, arrays, meta) -> the model a file's arrays hold
 
     def builder(self):
         return _resolved(self.build)
@@ -35,8 +36,8 @@ class Kind:
     def trainer(self):
         return _resolved(self.train)
 
-    def loader(self):
-        return _resolved(self.load)
+    def rebuilder(self):
+        return _resolved(self.rebuild)
 
 
 def _resolved(reference):
@@ -58,10 +59,10 @@ KINDS = {k.name: k for k in (
     Kind("featmem2d", "grid", f"{XOR}:featmem2d"),
     # built from the training labels, not trained by gradient steps
     Kind("lookup2d", "grid", train="flipnet.nn.components.lookup:run",
-         load="flipnet.nn.components.lookup:load"),
+         rebuild="flipnet.nn.components.lookup:rebuild"),
     # the lookup table beside a masked convolution trained on its shapes
     Kind("convmem2d", "grid", train="flipnet.nn.components.shapetrain:train_shapes",
-         load="flipnet.nn.components.convmem:load"),
+         rebuild="flipnet.nn.components.convmem:rebuild"),
 )}
 
 
@@ -87,9 +88,9 @@ def build(name, seed, rows=None, cols=None):
     return entry.builder()(np.random.default_rng(seed), rows, cols)
 
 
-def load(path):
-    """The model of any flipnet model file, holding the file's metadata as `.meta`; a
-    one-line error for a file of no known kind."""
+def read_model(path):
+    """(model, meta) of any flipnet model file, the model holding the file's metadata as
+    `.meta` too; a one-line error for a file of no known kind."""
     arrays, meta = load_npz(path)
     if "model" not in meta:
         raise DamagedFile(f"{path} is not a flipnet model file (no model name)")
@@ -97,13 +98,13 @@ def load(path):
     if name not in KINDS:
         raise DamagedFile(f"{path}: cannot rebuild its model: unknown model {name!r} "
                           f"(this flipnet reads {', '.join(KINDS)})")
-    model = kind(name).loader()(path, arrays, meta)
+    model = kind(name).rebuilder()(path, arrays, meta)
     model.meta = meta
-    return model
+    return model, meta
 
 
-def load_network(path, arrays, meta):
-    """The network a model file's arrays and metadata describe (`kinds.load` reads the file)."""
+def rebuild_network(path, arrays, meta):
+    """The network a model file's arrays and metadata describe (`read_model` reads the file)."""
     info = Fields(meta, path, "metadata ")
     rows, cols = info.board()
     model = build(info.take("model", str), seed=0, rows=rows, cols=cols)
@@ -116,10 +117,3 @@ def load_network(path, arrays, meta):
     except BadInput as exc:  # an array of the wrong shape
         raise DamagedFile(f"{path}: {exc}") from None
     return model
-
-
-def read_model(path):
-    """(model with the stored parameters and its file's metadata as `.meta`, meta), for
-    any kind of model file (`load`)."""
-    model = load(path)
-    return model, model.meta

@@ -15,7 +15,7 @@ from flipnet.nn.core.interface import TrainedModel
 from flipnet.nn.core.layers import decode_bits
 
 
-class Model(TrainedModel):
+class Network(TrainedModel):
     """Named parameters (shared variables) and a forward function of (x, params dict).
 
     `prepare` turns state integers into the model's input rows (by default the states

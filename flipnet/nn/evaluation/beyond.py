@@ -21,7 +21,8 @@ from flipnet.datasets.components import BITS, Components, key_shape, outgrows
 from flipnet.datasets.sampled import read as read_sample
 from flipnet.nn.components.convmem import ConvMemory
 from flipnet.nn.components.lookup import N_CLASSES
-from flipnet.nn.evaluation.evaluate import load, on_board, run_config
+from flipnet.nn.core.kinds import read_model
+from flipnet.nn.evaluation.evaluate import on_board, run_config
 
 
 CHUNK = 32  # shapes a solver call values: the bar moves, and Ctrl-C is heard, between calls
@@ -82,7 +83,7 @@ def errors_beyond(model, states, rows, cols, solver):
 def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
     """`errors_beyond` of a saved convmem2d model on a sampled dataset's positions drawn at
     `density`; every check before the solver starts."""
-    model, meta = load(model_file)
+    model, meta = read_model(model_file)
     if not isinstance(model, ConvMemory):
         raise FlipnetError(f"errors beyond the training board read a convmem2d model (a table and "
                            f"a network); {model.name} is not one")

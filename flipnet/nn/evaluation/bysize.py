@@ -16,7 +16,8 @@ from flipnet.datasets import read_split
 from flipnet.datasets.components import key_shape
 from flipnet.nn.components.convmem import ConvMemory
 from flipnet.nn.components.shapetrain import new_shape_values
-from flipnet.nn.evaluation.evaluate import load, trained_data
+from flipnet.nn.core.kinds import read_model
+from flipnet.nn.evaluation.evaluate import trained_data
 
 
 def errors_by_size(model, split, sample=20_000, seed=0):
@@ -47,7 +48,7 @@ def errors_by_size_file(model_file, data=None, bucket=None, sample=20_000, seed=
     `data`); every check before the split is read."""
     if sample < 1:
         raise FlipnetError(f"--sample must be at least 1, got {sample}")
-    model, meta = load(model_file)
+    model, meta = read_model(model_file)
     if not isinstance(model, ConvMemory):
         raise FlipnetError(f"errors by size read a convmem2d model (a table and a network); "
                            f"{model.name} is not one")

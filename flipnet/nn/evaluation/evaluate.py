@@ -26,7 +26,7 @@ from flipnet.nn.components.ensemble import ComponentEnsemble
 from flipnet.nn.components.oneply import CHUNK, one_hot, one_ply_chunks
 from flipnet.nn.core.metrics import error_rate, evaluated
 from flipnet.nn.core.model import check_labels
-from flipnet.nn.core.kinds import read_model as load
+from flipnet.nn.core.kinds import read_model
 
 
 def on_board(model, rows, cols, where):
@@ -122,9 +122,9 @@ def evaluate_file(model_file, data=None, bucket=None, lookahead=False, partners=
     (train, valid, test) or a sample (one part per density, and the model's
     "trained_board"). With `partners` (more model files), the ensemble of all of them
     (`ComponentEnsemble`). `workers`: processes for the lookahead (the same figures)."""
-    model, meta = load(model_file)
+    model, meta = read_model(model_file)
     if partners:
-        model = ComponentEnsemble([model] + [load(f)[0] for f in partners],
+        model = ComponentEnsemble([model] + [read_model(f)[0] for f in partners],
                                   where=" and ".join(map(str, [model_file, *partners])))
     trained, data, bucket = trained_data(model_file, meta, data, bucket)
     met = known_shapes(model) if model.rows > 1 else None

@@ -23,7 +23,7 @@ from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, 
                                   shipped_file)
 from flipnet.datasets import locate, read_split
 from flipnet.nn.core.store import load_npz
-from flipnet.nn.evaluation.evaluate import load
+from flipnet.nn.core.kinds import read_model
 
 # model -> the make target that trains it again (and checks it against the shipped file)
 RETRAIN = {
@@ -69,7 +69,7 @@ def slice_of_test(states, labels):
 def slice_errors(model_file, data_dir=None):
     """(errors, positions) of a model on the test slice of its split (read from data_dir
     where given, else where its run read it)."""
-    model, meta = load(model_file)
+    model, meta = read_model(model_file)
     data = Path(meta["config"]["data"])
     split = read_split(Path(data_dir) / data.name if data_dir else locate(data), meta["config"].get("bucket", 0))
     states, labels = slice_of_test(*split.test)

@@ -5,7 +5,7 @@ import numpy as np
 
 from flipnet.nn.core.layers import (band_layout, correlation_layout, dense, multi_filter_correlation,
                                     multiwidth_conv1d)
-from flipnet.nn.core.model import Model, normal, one_row
+from flipnet.nn.core.model import Network, normal, one_row
 
 def conv1d(rng, rows, length, n_classes=7):
     """The paper's 1D model: one valid filter per width 2..length (190 outputs for 20),
@@ -29,7 +29,7 @@ def conv1d(rng, rows, length, n_classes=7):
         h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
         return dense(h, p["out_W"], p["out_b"])
 
-    return Model("conv1d", 1, length, n_classes, init, forward)
+    return Network("conv1d", 1, length, n_classes, init, forward)
 
 
 def fc1d(rng, rows, length, n_classes=7):
@@ -51,7 +51,7 @@ def fc1d(rng, rows, length, n_classes=7):
         h = dense(h, p["hidden_W"], p["hidden_b"], "tanh")
         return dense(h, p["out_W"], p["out_b"])
 
-    return Model("fc1d", 1, length, n_classes, init, forward)
+    return Network("fc1d", 1, length, n_classes, init, forward)
 
 
 CONV_SHAPES_2D = [(i, j) for i in range(2, 6) for j in range(1, 6)]
@@ -75,13 +75,13 @@ def _mlp_forward(x, p, n_layers):
 def mlp2d(rng, rows, cols, n_classes=10):
     """The paper's 2D MLP: cells -> 300 tanh -> 60 tanh -> 10 softmax."""
     sizes = [rows * cols, 300, 60, n_classes]
-    return Model("mlp2d", rows, cols, n_classes, _mlp_layers(rng, sizes),
+    return Network("mlp2d", rows, cols, n_classes, _mlp_layers(rng, sizes),
                  lambda x, p: _mlp_forward(x, p, 3))
 
 
 def logreg2d(rng, rows, cols, n_classes=10):
     """Logistic regression: cells -> 10 softmax, initialised like the MLP's layers."""
-    return Model("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
+    return Network("logreg2d", rows, cols, n_classes, _mlp_layers(rng, [rows * cols, n_classes]),
                  lambda x, p: _mlp_forward(x, p, 1))
 
 
@@ -100,4 +100,4 @@ def convmlp2d(rng, rows, cols, n_classes=10):
     def forward(x, p):
         return _mlp_forward(multi_filter_correlation(x, p["conv_w"], p["conv_b"], layout), p, 3)
 
-    return Model("convmlp2d", rows, cols, n_classes, init, forward)
+    return Network("convmlp2d", rows, cols, n_classes, init, forward)
