@@ -189,12 +189,15 @@ class Checkpoint:
             raise FlipnetError(f"--checkpoint {self.path}: {free / 1e6:.0f} MB free on its disk; a checkpoint "
                                f"takes up to {most / 1e6:.0f} MB, written beside the last one (twice that)")
 
-    def _contents(self):
-        """Every array of the file (empty records where there is no file yet), its board
-        checked. Another question's file, or a damaged one, is refused in one line."""
+    def _contents(self, names=None):
+        """The file's arrays of `names` (default: all; empty records where there is no
+        file yet), its board checked. Another question's file, or a damaged one, is
+        refused in one line."""
+        names = RECORDS if names is None else names
         if not self.path.exists():
-            return {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
-                    "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}"}
+            empty = {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
+                     "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}"}
+            return {name: empty[name] for name in names}
         try:
             with np.load(self.path, allow_pickle=False) as f:
                 about = json.loads(str(f["identity"]))
@@ -203,7 +206,7 @@ class Checkpoint:
                 if about["format"] != FORMAT:
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
                                       f"({about['format']!r}, this one reads {FORMAT!r}): delete it to start over")
-                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in RECORDS}
+                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in names}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
@@ -249,7 +252,7 @@ class Checkpoint:
         """Write the tables' largest facts, atomically, the pieces' record kept; (facts, bytes)."""
         bits, meta = facts_of(table)
         wide_bits, wide_meta = facts_of(wide_table, wide_keys=True)
-        kept = self._contents()
+        kept = self._contents(("pieces",))  # the facts are written anew
         self._write({**kept, "facts_identity": json.dumps(self.facts_identity), "bits": bits, "meta": meta,
                      "wide_bits": wide_bits, "wide_meta": wide_meta})
         self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
@@ -258,7 +261,7 @@ class Checkpoint:
     def pieces(self):
         """{piece: {"value", "positions", "seconds"}} of the finished pieces the file
         records ({} where none)."""
-        record = _json(self.path, self._contents()["pieces"])
+        record = _json(self.path, self._contents(("pieces",))["pieces"])
         if not isinstance(record, dict) or not all(_is_piece(answer) for answer in record.values()):
             raise DamagedFile(f"checkpoint {self.path} is damaged (its record of pieces)")
         return record

@@ -106,8 +106,8 @@ def solve_in_pieces(game, state, scheduler=None, workers=1, checkpoint=None, pro
     strange = next((piece for piece, answer in record.items()
                     if piece not in pieces or answer["value"] > piece.count("1") // 2), None)
     if strange is not None:
-        raise DamagedFile(f"checkpoint {checkpoint.path} is damaged: its piece {strange} is no child of {text} "
-                          f"of value {record[strange]['value']}")
+        raise DamagedFile(f"checkpoint {checkpoint.path} is damaged: it records {strange} of value "
+                          f"{record[strange]['value']}, which is no child of {text} or has fewer cells")
     recorded = len(record)
     todo = [(piece, (piece, workers, place)) for piece in pieces if piece not in record]
     started = time.perf_counter()
