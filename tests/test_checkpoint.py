@@ -130,6 +130,32 @@ def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
     assert resumed.checkpoint.facts_read > 0 and resumed.report()["positions"] < unbroken.report()["positions"]
 
 
+def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkeypatch, capfd):
+    """The runs between writes are one question's: one bar, its count going on, and a time
+    limit counted from the question's start, not from the last write."""
+    import re
+
+    from flipnet.solve.cram import supervisor
+
+    monkeypatch.setenv("FLIPNET_PROGRESS", "1")
+    monkeypatch.setenv("FLIPNET_CHECKPOINT_SECONDS", "0.1")
+    monkeypatch.setattr(supervisor, "PROGRESS_AFTER", 0.05)
+    board = "/".join(["1" * 9] * 4)
+    solver = CramSolver(progress=True, tt_log=20, mirror=False)
+    solver.use_checkpoint(Checkpoint(tmp_path / "4x9.ckpt", board))
+    assert solver.value(cells(board)) == 1
+    err = capfd.readouterr().err
+    counts = [float(n) * {"": 1, "k": 1e3, "M": 1e6}[unit] for n, unit in re.findall(r"search: ([\d.]+)([kM]?)pos", err)]
+    assert len(counts) > 3 and counts == sorted(counts), err[-500:]
+    assert err.count("\n") == 1, err[-500:]  # the line closed once, at the end
+    timed = CramSolver(progress=False, tt_log=20, mirror=False, timeout=0.5)
+    timed.use_checkpoint(Checkpoint(tmp_path / "timed.ckpt", board))
+    start = time.perf_counter()
+    with pytest.raises(FlipnetError, match="no answer within --timeout 0.5 s"):
+        timed.value(cells(board))
+    assert time.perf_counter() - start < 5
+
+
 def test_a_checkpoint_the_disk_cannot_hold_is_refused_before_the_work(tmp_path, monkeypatch):
     import shutil
     from collections import namedtuple

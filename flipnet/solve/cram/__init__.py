@@ -484,25 +484,31 @@ class CramSolver:
             self.checkpoint.restore(self.tt, self.tt_log, self.stats, self.wide_tt, self.wide_log)
             self._restored = (self.tt, self.wide_tt)
         since = int(self.counts()[search.NODES])  # a stop counts the positions of every run since
-        while True:
-            self.supervisor.pause_at = time.perf_counter() + self.checkpoint.seconds
-            try:
-                self._run_once(kernel, *args, watch=watch, since=since)
-                return
-            except Paused:
-                self.checkpoint.save(self.tt, self.wide_tt)
-            except FlipnetError as exc:
-                if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
-                    raise
-                facts, _ = self.checkpoint.save(self.tt, self.wide_tt)
-                raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts): the same "
-                                f"command goes on from there") from None
-            finally:
-                self.supervisor.pause_at = None
+        carry = {}  # the runs of this question show one progress line
+        try:
+            while True:
+                self.supervisor.pause_at = time.perf_counter() + self.checkpoint.seconds
+                try:
+                    self._run_once(kernel, *args, watch=watch, since=since, carry=carry)
+                    return
+                except Paused:
+                    self.checkpoint.save(self.tt, self.wide_tt)
+                except FlipnetError as exc:
+                    if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
+                        raise
+                    facts, _ = self.checkpoint.save(self.tt, self.wide_tt)
+                    raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts): the "
+                                    f"same command goes on from there") from None
+                finally:
+                    self.supervisor.pause_at = None
+        finally:
+            if carry.get("line") is not None:
+                carry["line"].close()
 
-    def _run_once(self, kernel, *args, watch=None, since=None):
+    def _run_once(self, kernel, *args, watch=None, since=None, carry=None):
         """Run a kernel on the workers; a stop counts the positions searched since `since`
-        (the counters' value then; default: this run's start)."""
+        (the counters' value then; default: this run's start). `carry`: what the runs of one
+        question share (`Supervisor.run`)."""
         calls = self._calls(kernel, args)
         answered, first = [], threading.Lock()
 
@@ -519,7 +525,7 @@ class CramSolver:
 
         nodes_before = int(self.counts()[search.NODES]) if since is None else since
         self.supervisor.run([job(k) for k in range(len(calls))], [self.control], self._worker_stats, watch,
-                            settled=lambda: bool(answered), compiling=lambda: _compiling(kernel))
+                            settled=lambda: bool(answered), compiling=lambda: _compiling(kernel), carry=carry)
         if answered:
             if answered[0]:  # another worker's answers
                 args[-1][...] = calls[answered[0]][0][-1]

@@ -59,12 +59,14 @@ class Supervisor:
                 thread.join(0.2)
         self.left = []
 
-    def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False):
+    def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False, carry=None):
         """Run each job (a kernel call, or several in turn) in a thread of its own while
         this thread shows progress, enforces the limits and turns Ctrl-C into a stop
         written to every `controls` array; `stats` are the jobs' counters. Once
         `settled()`, the jobs still running are only waited for; while `compiling()`, the
-        progress line says so."""
+        progress line says so. `carry`: a dict one question's runs share (a search paused
+        for each checkpoint and asked again), so that they show one progress line, counted
+        from the first run's start; its caller closes `carry["line"]`."""
         failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
 
         def stop(reason):
@@ -86,9 +88,12 @@ class Supervisor:
             return sum(int(s[counter]) for s in stats)
 
         workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
-        start = time.perf_counter()
+        start = began = time.perf_counter()
         nodes_before, done_before = total(search.NODES), total(search.DONE)
         line = shown = None
+        if carry is not None:  # the question's first run's start, and its line if one is shown
+            start, nodes_before = carry.setdefault("start", start), carry.setdefault("nodes", nodes_before)
+            line, shown = carry.get("line"), carry.get("shown")
         with signals.deferred():
             for worker in workers:
                 worker.start()
@@ -117,10 +122,14 @@ class Supervisor:
                         if line is None:  # the rate counts from here, not from the count already reached
                             shown = COMPILING if compiling() else "search"
                             line = bar(None, shown, unit="pos", initial=total(search.NODES) - nodes_before)
+                            if carry is not None:
+                                carry.update(line=line, shown=shown)
                         elif shown == COMPILING and not compiling():
                             shown = "search"
                             line.set_description_str(shown, refresh=False)
                             line.reset()  # the rate counts from the search's start
+                            if carry is not None:
+                                carry["shown"] = shown
                         line.n = total(search.NODES) - nodes_before
                         line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
                                          refresh=False)
@@ -136,9 +145,9 @@ class Supervisor:
                             w.join(STOP_GRACE)
                     # one still running keeps the table and the scratch buffers until it ends
                     self.left = [w for w in workers if w.is_alive()]
-                if line is not None:
+                if line is not None and carry is None:
                     line.close()
-                self.seconds += time.perf_counter() - start
+                self.seconds += time.perf_counter() - began
         if watch is not None:
             watch(total(search.DONE) - done_before)
         if failed:
