@@ -1,0 +1,331 @@
+"""The exact values' commands: `solve` (a table), `value` (one position, a list of them, a long
+solve kept in a checkpoint or split into pieces), `data` (the datasets) and `endgame`
+(the Cram solver's database)."""
+
+import contextlib
+import sys
+import time
+
+from flipnet import games
+from flipnet.base.checks import check_seed
+from flipnet.base.cores import check_search_workers
+from flipnet.base.errors import BadInput, FlipnetError
+from flipnet.cli.common import GAME_NAMES, rule_options
+
+
+TABLE_GAMES = tuple(name for name in GAME_NAMES if issubclass(games.GAMES[name], games.BoardGame))  # boards
+
+
+def parse_solve(sub):
+    p = sub.add_parser("solve", help="value table of every state of a board game")
+    p.add_argument("game", choices=TABLE_GAMES)
+    p.add_argument("--shape", required=True, help="ROWSxCOLS, e.g. 5x5 or 1x20")
+    p.add_argument("-o", "--output", help="write the table (and the original split, for the "
+                   "study's shapes) to this HDF5 file")
+    rule_options(p)
+    p.add_argument("--threads", type=int, default=2, help="worker threads (1 or more)")
+    p.set_defaults(run=cmd_solve)
+
+
+def parse_value(sub):
+    p = sub.add_parser("value", help="value, winner and winning moves of one position")
+    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("position", nargs="?", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
+                   "size; nim: heap sizes like 1,3,5; '-': one position a line from standard input, "
+                   "one JSON line each")
+    p.add_argument("--file", metavar="FILE", help="one position a line from FILE, one JSON line each "
+                   "(a bad line is reported with its number; the rest go on)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
+                   "(on a large board the moves cost another search)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="give up after this long (flip): the value and the winning moves together")
+    p.add_argument("--checkpoint", metavar="FILE", help="flip: keep what the search proves about the largest "
+                   "components in FILE as it goes and when stopped; the same command goes on from it (docs/cram.md)")
+    p.add_argument("--workers", type=int, metavar="N", default=None,
+                   help="threads that search each component of a flip board together (default, and at most: "
+                   "the cores the process may use; the same value and moves with any N, only the time differs; "
+                   "with --pieces, threads a piece, default 1)")
+    p.add_argument("--pieces", action="store_true", help="flip: value each child of the board (up to symmetry) "
+                   "as a task of its own on this machine's cores, or a cluster by --scheduler; the value is the "
+                   "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --pieces: a Dask scheduler (tcp://HOST:8786) whose "
+                   "workers value the pieces")
+    p.add_argument("--piece-checkpoints", metavar="DIR", help="with --pieces: a directory every worker can write, "
+                   "where each piece keeps a checkpoint of its own search (default with --checkpoint FILE and no "
+                   "--scheduler: FILE.pieces)")
+    rule_options(p)
+    p.set_defaults(run=cmd_value)
+
+
+def parse_data(sub):
+    p = sub.add_parser("data", help="write datasets: the study's tables (default), or a "
+                       "sampled dataset of larger boards (--only flip6x6, flip7x7)")
+    p.add_argument("--out-dir", help="default: the data directory ($FLIPNET_DATA, a checkout's data/, else "
+                   "~/.cache/flipnet/data), where load_dataset and the recipes look")
+    p.add_argument("--seed", type=int, default=None, help="split or sampling seed (default: 2016)")
+    p.add_argument("--only", help="one dataset by name: flip1d, flip2d, flip6x6, flip7x7")
+    p.add_argument("--workers", type=int, metavar="N", default=2,
+                   help="threads that value a sampled dataset's positions (default 2; the same file with "
+                   "any N: the positions are dealt to two lanes, each valued alone, so at most 2 run at once)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="value a sampled dataset's lanes as tasks on this Dask "
+                   "scheduler (tcp://HOST:8786; docs/scale.md): the same file")
+    p.set_defaults(run=cmd_data)
+
+
+def parse_endgame(sub):
+    p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
+    p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
+    p.add_argument("--cells", type=int, choices=(28, 30),
+                   help="boxes of at most 28 cells (453 MB, seconds) or 30 (3.5 GB, under a minute, for 6x7 "
+                        "and larger); default: keep the database there, else build 28")
+    p.set_defaults(run=cmd_endgame)
+
+
+def cmd_solve(args):
+    import numpy as np
+
+    from flipnet import games
+    from flipnet.base.files import check_writable
+    from flipnet.base.progress import bar
+    from flipnet.datasets import write_solved
+    from flipnet.solve import check_table_size, table
+
+    if args.threads < 1:
+        raise FlipnetError(f"--threads must be at least 1, got {args.threads}")
+    shape = games.parse_shape(args.shape)
+    check_table_size(*shape)
+    game = games.make(args.game, shape=shape, misere=args.misere, max_take=args.max_take)
+    if args.output:
+        check_writable(args.output)
+    start = time.perf_counter()
+    with bar(1 << game.n_cells, f"solve {game.name} {game.shape}", unit="states") as progress:
+        values = table(game, progress=progress.update, threads=args.threads)
+    seconds = time.perf_counter() - start
+    label = "win" if game.rule == "misere" else "nim-value"
+    print(f"{game.name} {game.shape} ({game.rule} play): {values.size} states in {seconds:.2f} s")
+    for v, count in enumerate(np.bincount(values)):
+        print(f"  {label} {v}: {count}")
+    if args.output:
+        write_solved(args.output, game, values)
+        print(f"wrote {args.output}")
+
+
+def cmd_value(args):
+    from flipnet.base.files import json_text
+
+    if (args.position is None) == (args.file is None):
+        raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
+    if args.workers is not None:
+        check_search_workers(args.workers, "--workers")
+        from flipnet.base.cores import usable_cores
+
+        cores = usable_cores()
+        if args.workers > cores and args.game == "flip":
+            print(f"flipnet value: --workers {args.workers}: this process may use {cores} cores, so {cores} "
+                  f"threads search (more would only take turns)", file=sys.stderr)
+    if args.file is not None or args.position == "-":
+        if args.checkpoint is not None:
+            raise BadInput("--checkpoint keeps the search of one position; give one, not a list")
+        if args.pieces:
+            raise BadInput("--pieces splits the search of one position; give one, not a list")
+        return _values_of_lines(args)
+    if (args.scheduler is not None or args.piece_checkpoints is not None) and not args.pieces:
+        flag = "--scheduler" if args.scheduler is not None else "--piece-checkpoints"
+        raise BadInput(f"{flag} is for the pieces of a solve: give --pieces too")
+    if args.pieces:
+        result, searched = _in_pieces(args)
+    elif args.checkpoint is not None:
+        checkpoint = _checkpoint(args)
+        result = _valued(args, args.position)
+        _checkpoint_written(checkpoint)
+        searched = _searched()
+    else:
+        result = _valued(args, args.position)
+        searched = _searched()
+    if args.json:
+        print(json_text({**result.to_json(), **searched}, indent=None), end="")
+        return
+    print(f"{result.game} ({result.rule} play): {result.position}")
+    if result.rule == "normal":
+        print(f"nim-value: {result.value}")
+    if result.components and len(result.components) > 1:
+        print(f"{len(result.components)} components, nim-values {' XOR '.join(str(c.value) for c in result.components)}")
+    print("the first player wins" if result.first_player_wins else "the first player loses")
+    if result.winning_moves:
+        print("winning moves:")
+        for move, position in result.winning_moves:
+            print(f"  {move} -> {position}")
+
+
+def _checkpoint(args, solver=True):
+    """The checkpoint of `value flip BOARD --checkpoint FILE`, checked before the work and
+    handed to the solver (`solver`)."""
+    if args.game != "flip" or args.misere:
+        raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
+    from flipnet.solve.cram.checkpoint import Checkpoint
+    from flipnet.solve.position import use_checkpoint
+
+    games.for_position("flip", args.position).parse(args.position)  # a bad board is refused first
+    checkpoint = Checkpoint(args.checkpoint, args.position.strip())
+    checkpoint.check_place()
+    if solver:
+        use_checkpoint(checkpoint)
+    return checkpoint
+
+
+def _in_pieces(args):
+    """(Result, {"search": report}) of `value flip BOARD --pieces`: its children valued
+    as tasks (`solve/cram/pieces.py`)."""
+    if args.game != "flip" or args.misere:
+        raise BadInput("--pieces splits a flip position in normal play into its children")
+    if args.timeout is not None:
+        raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
+                       "the pieces done)")
+    from flipnet.base.progress import bar
+    from flipnet.base.files import ensure_dir
+    from flipnet.solve.cram.pieces import pieces_place, solve_in_pieces
+
+    game = games.for_position("flip", args.position)
+    state = game.parse(args.position)
+    checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
+    place = args.piece_checkpoints
+    if place is None and checkpoint is not None and args.scheduler is None:
+        place = pieces_place(checkpoint)
+    if place is not None:
+        place = ensure_dir(place).resolve()  # the pieces run in directories of their own
+    try:
+        result, report = solve_in_pieces(game, state, args.scheduler, args.workers or 1, checkpoint,
+                                         lambda total: bar(total, "pieces", unit="piece"), place)
+    finally:
+        if place is not None and place.is_dir() and not any(place.iterdir()):
+            place.rmdir()  # no piece left a search of its own to go on from
+    if args.no_moves:
+        result.winning_moves = []
+    if checkpoint is not None:
+        print(f"flipnet value: {checkpoint.path}: {report['pieces']} pieces recorded ({report['recorded']} read at "
+              f"the start)", file=sys.stderr)
+    return result, {"search": report}
+
+
+def _checkpoint_written(checkpoint):
+    """Write the finished solve's checkpoint, and say what it holds (on stderr)."""
+    from flipnet.solve.position import save_checkpoint
+
+    saved = save_checkpoint()
+    if saved is None:
+        print(f"flipnet value: no search ran (a small position): {checkpoint.path} not written", file=sys.stderr)
+        return
+    facts, size = saved
+    print(f"flipnet value: {checkpoint.path}: {facts:,} facts, {size / 1e6:.1f} MB "
+          f"({checkpoint.facts_read:,} read at the start)", file=sys.stderr)
+
+
+def _valued(args, position):
+    """`flipnet.value` of one position with the command's options (one limit for the value
+    and the moves together)."""
+    from flipnet.api.positions import value
+
+    return value(position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
+                 workers=args.workers, max_take=args.max_take)
+
+
+def _values_of_lines(args):
+    """One JSON line per position read (blank lines skipped); a bad position gives a line
+    {"line": N, "error": ...} and one on stderr, the rest go on, and the exit status is 2."""
+    from flipnet.base.files import json_text
+
+    source = "standard input" if args.file is None else args.file
+    if args.file is None:
+        sys.stdin.reconfigure(errors="replace")  # an undecodable byte is named by the line's own error
+    lines = sys.stdin if args.file is None else _open_text(args.file)
+    failed = 0
+    with lines:
+        for number, line in enumerate(lines, 1):
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                print(json_text(_valued(args, text).to_json(), indent=None), end="", flush=True)
+            except FlipnetError as e:
+                failed += 1
+                print(json_text({"line": number, "position": text[:80], "error": str(e)}, indent=None), end="",
+                      flush=True)
+                print(f"flipnet: {source}, line {number}: {e}", file=sys.stderr)
+    if failed:
+        print(f"flipnet: {failed} of the positions could not be valued (see their lines)", file=sys.stderr)
+        return 2
+    return None
+
+
+def _open_text(path):
+    try:
+        return open(path, encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path} is a directory, not a file of positions") from None
+    except OSError as e:
+        raise BadInput(f"cannot read {path}: {e.strerror}") from None
+
+
+def _searched():
+    """{"search": what the Cram solver searched} when it ran in this command, else what the
+    plain recursion for small components valued, if it ran."""
+    if "flipnet.solve.cram" in sys.modules:  # loaded only by a search
+        from flipnet.solve.cram import shared_report
+
+        report = shared_report()
+        if report:
+            return {"search": report}
+    from flipnet.solve.small import report
+
+    report = report()
+    return {"search": report} if report else {}
+
+
+def cmd_data(args):
+    from flipnet.base.files import check_writable, ensure_dir
+    from flipnet.base.places import data_dir
+    from flipnet.base.progress import bar
+    from flipnet.datasets import TABLES, SampledDataset, dataset
+    from flipnet.datasets.sampled import resuming_note
+
+    check_seed(args.seed)
+    check_search_workers(args.workers, "--workers")
+    chosen = [dataset(args.only)] if args.only else TABLES
+    if args.scheduler is not None and not any(isinstance(spec, SampledDataset) for spec in chosen):
+        raise BadInput("--scheduler values a sampled dataset (--only flip6x6 or flip7x7); the tables take seconds here")
+    if args.out_dir is None:  # flipnet's own directory: made with its parents, as results/ is
+        args.out_dir = data_dir()
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = ensure_dir(args.out_dir)
+    for spec in chosen:
+        check_writable(spec.path(out_dir))
+    for spec in chosen:
+        if isinstance(spec, SampledDataset) and (note := resuming_note(spec, spec.path(out_dir), args.seed)):
+            print(note)
+        with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
+            more = {"workers": args.workers, "scheduler": args.scheduler} if isinstance(spec, SampledDataset) else {}
+            values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update, **more)
+        print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
+
+
+def cmd_endgame(args):
+    from flipnet.base.places import cache_dir
+    from flipnet.base.progress import bar
+    from flipnet.solve.cram.endgame import BOX_SETS, Endgame
+
+    start = time.perf_counter()
+    boxes = BOX_SETS[args.cells] if args.cells else None
+    with contextlib.ExitStack() as stack:
+        shown = []  # the bar, once a build begins (a sound database is only checked)
+
+        def progress(done, total):
+            if not shown:
+                shown.append(stack.enter_context(bar(total, "endgame", unit="pos")))
+            shown[0].update(done - shown[0].n)
+
+        endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print, progress=progress, full_check=True)
+    print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
+          f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")
