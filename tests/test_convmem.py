@@ -292,7 +292,7 @@ def test_one_ply_on_forked_processes_gives_the_same_values(trained, monkeypatch)
     processes, the values of one process (several chunks: 5x5 positions, chunks of 32)."""
     from flipnet.nn.evaluation import evaluate
 
-    model, meta = evaluate.load(trained / "r" / "convmem2d.npz")
+    model, meta = evaluate.read_model(trained / "r" / "convmem2d.npz")
     big = evaluate.on_board(model, 5, 5, "5x5 positions")
     states = np.random.default_rng(1).integers(0, 1 << 25, size=400, dtype=np.uint64)
     monkeypatch.setattr(evaluate, "CHUNK", 32)
