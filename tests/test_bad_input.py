@@ -72,6 +72,8 @@ CASES = [
     ("value-pieces-nim", ["value", "nim", "1,2", "--pieces"], "--pieces splits a flip position in normal play"),
     ("value-pieces-bad-address", ["value", "flip", FULL_7X9, "--pieces", "--scheduler", "tcp://host:port"],
      "--scheduler tcp://host:port: not an address of a Dask scheduler"),
+    ("value-sets-up-to", ["value", "flip", FULL_7X9, "--no-moves"], "FLIPNET_SETS_UP_TO='x' is not a whole number",
+     {"env": {"FLIPNET_SETS_UP_TO": "x"}}),
     ("value-memory-limit", ["value", "flip", FULL_7X9, "--no-moves"], "FLIPNET_MEMORY_LIMIT='8Q': give bytes",
      {"env": {"FLIPNET_MEMORY_LIMIT": "8Q"}}),
     ("value-timeout-no-endgame", ["value", "flip", FULL_7X9, "--timeout", "1"],

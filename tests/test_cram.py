@@ -738,3 +738,20 @@ def test_the_shape_codec_reads_back_what_it_writes():
         assert key_frame(key) == (state, h, w)
         assert [int(x[0]) for x in key_shape([key])] == [h, w, bin(state).count("1")]
         assert int(key) >> KEY_BITS != 0  # the sides sit above the cells
+
+
+def test_the_other_method_of_step_5_gives_the_same_values_by_other_searches():
+    """FLIPNET_SETS_UP_TO=-1: every question value by value, a second computation that
+    shares nothing with the first but the code; the same nimbers, other positions."""
+    from flipnet.solve.cram import check_sets_up_to
+
+    by_sets = CramSolver(progress=False, tt_log=20, mirror=False)
+    by_values = CramSolver(progress=False, tt_log=20, mirror=False, sets_up_to=-1)
+    assert by_values.value(full(4, 9)) == by_sets.value(full(4, 9)) == 1
+    assert by_values.report()["positions"] != by_sets.report()["positions"]
+    for rows, cols in ((3, 4), (4, 5), (3, 7)):
+        assert by_values.value(full(rows, cols)) == by_sets.value(full(rows, cols))
+    for bad, message in (("x", "is not a whole number"), ("64", "from -1 .* to 63")):
+        with pytest.raises(FlipnetError, match=f"FLIPNET_SETS_UP_TO.*{message}"):
+            check_sets_up_to(bad)
+    assert check_sets_up_to("-1") == -1

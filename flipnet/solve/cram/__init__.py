@@ -101,7 +101,7 @@ class CramSolver:
     """
 
     def __init__(self, endgame=None, tt_log=26, mirror=True, timeout=None, progress=True, auto_endgame=False,
-                 grow_table=False, workers=1, wide_from=search.NARROW + 1):
+                 grow_table=False, workers=1, wide_from=search.NARROW + 1, sets_up_to=search.SETS_UP_TO):
         self.endgame = endgame or Endgame.empty()
         self.auto_endgame = auto_endgame  # load (or build once) the database when a large component comes
         self.builds_endgame = True  # False: load a database the cache holds, never build one
@@ -114,6 +114,7 @@ class CramSolver:
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)
         self.control[search.WIDE_FROM] = check_wide_from(wide_from)
+        self.control[search.SETS] = check_sets_up_to(sets_up_to)
         self.stats = np.zeros(8, np.int64)  # the first worker's counters; a second has its own
         self.scratch = search.scratch()  # the kernels' buffers, a row per depth
         self._worker_stats, self._worker_scratch = [self.stats], [self.scratch]
@@ -578,6 +579,21 @@ def check_wide_from(cells):
     return cells
 
 
+def check_sets_up_to(value):
+    """The largest value a question may want and still go by sets (docs/cram.md, step 5):
+    -1 to 63, -1 for value by value everywhere (FLIPNET_SETS_UP_TO: the other method, for a
+    second computation of a value that shares nothing but the code)."""
+    if isinstance(value, str):
+        try:
+            value = int(value)
+        except ValueError:
+            raise FlipnetError(f"FLIPNET_SETS_UP_TO={value!r} is not a whole number") from None
+    if not -1 <= value <= 63:
+        raise FlipnetError(f"FLIPNET_SETS_UP_TO must be from -1 (value by value everywhere) to 63 (sets "
+                           f"everywhere), got {value}")
+    return value
+
+
 def _batch(states, rows, cols):
     """A batch's states as 64-bit masks, once its board is known to fit a word."""
     if rows * cols > search.NARROW:
@@ -611,14 +627,16 @@ def solver():
     FLIPNET_MIRROR=off leaves out the mirror strategy's zeros (for timing the search of an
     even board, which the rule answers at once); FLIPNET_WIDE_FROM=N searches boxes of N
     cells or more with the wide kernels (a check of them on boards the one-word search
-    answers)."""
+    answers); FLIPNET_SETS_UP_TO=N asks by sets only the questions whose largest value
+    wanted is at most N (-1: value by value everywhere, step 5's other method)."""
     import os
 
     if "solver" not in _SHARED:
         _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
                                        grow_table=True, tt_log=MIN_TABLE_LOG, workers=usable_cores(),
                                        mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off",
-                                       wide_from=os.environ.get("FLIPNET_WIDE_FROM", search.NARROW + 1))
+                                       wide_from=os.environ.get("FLIPNET_WIDE_FROM", search.NARROW + 1),
+                                       sets_up_to=os.environ.get("FLIPNET_SETS_UP_TO", search.SETS_UP_TO))
     return _SHARED["solver"]
 
 
