@@ -1,10 +1,12 @@
 """One position of any game: its value, who wins, and the winning moves.
 
-`THEORIES` says how each game (by name) is valued: flip positions of any size by the
-Cram solver (`cram`: components, Kayles lines, search), flip lines (the 1D game) by
-Dawson's Kayles alone, with no search to load, grid Nim and misere flip by a
-table of the sub-game on the full cells (misere play does not split into components),
-HalfNim and Nim by their closed forms. Adding a game adds one line here.
+`THEORIES` gives each game (by name) the theory object that values its positions (its
+value and winning moves, every move's value, its components or none, the largest board
+an optimal player can play through): flip by `Cram` (components, Kayles lines, the Cram
+solver's search; misere play, which does not split, by the table), grid Nim by `ByTable`
+(a table of the sub-game on the full cells), HalfNim and Nim by their `ClosedForm`s. The
+functions below ask a game's theory; none branches on a game's name. Adding a game adds
+one line to THEORIES.
 """
 
 import contextlib
@@ -99,14 +101,13 @@ def analyse(game, state, moves=True):
 
 
 def value_and_components(game, state):
-    """(value, [Component] or None): a flip position in normal play is the sum of its
-    connected components (lines: runs, valued by Kayles); no other game is split."""
-    if game.name != "flip" or game.rule != "normal":
-        return value_of(game, state), None
-    if searched(game):
-        parts = exact(lambda answerer: answerer.valued_components(game.cells(state)))
-    else:
-        parts = [(run, dawson_kayles(len(run))) for run in _runs(game, state)]
+    """(value, [Component] or None): a game whose theory splits a position (flip in normal
+    play: its connected components, lines valued by Kayles) gives its parts; the others
+    None."""
+    theory = theory_of(game)
+    parts = theory.components(game, state)
+    if parts is None:
+        return theory.value(game, state), None
     value = 0
     for _, v in parts:
         value ^= v
@@ -115,21 +116,7 @@ def value_and_components(game, state):
 
 def move_values(game, state):
     """[(move, value of the position it leaves)] for every legal move."""
-    if game.name == "flip" and game.rule == "normal":
-        if searched(game):
-            _, valued = exact(lambda answerer: answerer.move_values(game.cells(state)))
-            return [(1 << game.bit(*a) | 1 << game.bit(*b), v) for (a, b), v in valued]
-        total = value_and_components(game, state)[0]
-        out = []
-        for run in _runs(game, state):
-            rest = total ^ dawson_kayles(len(run))
-            out += [(_mask(game, run[i:i + 2]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
-                    for i in range(len(run) - 1)]
-        return out
-    if game.name in ("flip", "gridnim"):
-        return _by_table(game, state, every_move=True)
-    game.check_playable(state)  # a player's bound on how many moves it lists
-    return [(m, value_of(game, game.play(state, m))) for m in game.legal_moves(state)]
+    return theory_of(game).move_values(game, state)
 
 
 def _runs(game, state):
@@ -156,9 +143,14 @@ def _mask(game, cells):
 
 def value_and_winning_moves(game, state):
     """(value, [moves that leave the opponent lost]) with moves as the game writes them."""
+    return theory_of(game).value_and_winning_moves(game, state)
+
+
+def theory_of(game):
+    """The theory that values the game's positions (its entry of THEORIES)."""
     if game.name not in THEORIES:
         raise FlipnetError(f"no theory for {game!r}")
-    return THEORIES[game.name](game, state)
+    return THEORIES[game.name]
 
 
 def winning_moves(game, state):
@@ -214,7 +206,8 @@ def exact(ask):
 
 def searched(game):
     """Whether the game's positions are valued by the Cram solver's search."""
-    return game.name == "flip" and game.rule == "normal" and min(game.rows, game.cols) > 1
+    theory = THEORIES.get(game.name)
+    return theory is not None and theory.searched(game)
 
 
 def use_workers(game, workers):
@@ -269,19 +262,108 @@ def time_limit(game, seconds):
 
 def value_of(game, state):
     """The value alone (for flip, one search instead of one per move)."""
-    if searched(game):
-        return exact(lambda answerer: answerer.value(game.cells(state)))
-    return value_and_winning_moves(game, state)[0]
+    return theory_of(game).value(game, state)
 
 
-def _flip(game, state):
-    if game.rule == "misere":
+class Theory:
+    """How a game's positions are valued: its entry of THEORIES. This one answers from
+    `value_and_winning_moves` alone, each move's value by valuing the position it leaves."""
+
+    def value_and_winning_moves(self, game, state):
+        raise NotImplementedError
+
+    def value(self, game, state):
+        return self.value_and_winning_moves(game, state)[0]
+
+    def components(self, game, state):
+        """[(cells, value)] of the parts whose values XOR to the position's, or None: a
+        game that does not split."""
+        return None
+
+    def move_values(self, game, state):
+        game.check_playable(state)  # a player's bound on how many moves it lists
+        return [(m, self.value(game, game.play(state, m))) for m in game.legal_moves(state)]
+
+    def searched(self, game):
+        """Whether the Cram solver's search values this game's positions."""
+        return False
+
+    def reach(self, game):
+        """(cells, why) of the largest board whose games an optimal player can play
+        through, or None: any position is answered at once."""
+        return None
+
+
+class ClosedForm(Theory):
+    """A closed form of (game, state) -> (value, winning moves): HalfNim, Nim."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def value_and_winning_moves(self, game, state):
+        return self.answer(game, state)
+
+
+class ByTable(Theory):
+    """A board position valued by a table of the game on its full cells only."""
+
+    def value_and_winning_moves(self, game, state):
         return _by_table(game, state)
-    if not searched(game):  # a line (the study's 1D game): Kayles' closed form
-        value, firsts = line_value_and_winning_moves(state, game.n_cells)
-        return value, sorted((1 << i) | (1 << (i + 1)) for i in firsts)
-    value, dominoes = exact(lambda answerer: answerer.winning_moves(game.cells(state)))
-    return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
+
+    def move_values(self, game, state):
+        return _by_table(game, state, every_move=True)
+
+    def reach(self, game):
+        return MAX_TABLE_CELLS, f"{game.rule} play is solved by a table of the full cells"
+
+
+class Cram(ByTable):
+    """flip: in normal play the XOR of its components, a line by Dawson's Kayles' closed
+    form (the study's 1D game loads no search), a board by the plain recursion or the Cram
+    solver's search; in misère play, which does not split, by the table."""
+
+    def searched(self, game):
+        return game.rule == "normal" and min(game.rows, game.cols) > 1
+
+    def value_and_winning_moves(self, game, state):
+        if game.rule == "misere":
+            return super().value_and_winning_moves(game, state)
+        if not self.searched(game):
+            value, firsts = line_value_and_winning_moves(state, game.n_cells)
+            return value, sorted((1 << i) | (1 << (i + 1)) for i in firsts)
+        value, dominoes = exact(lambda answerer: answerer.winning_moves(game.cells(state)))
+        return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
+
+    def value(self, game, state):
+        if self.searched(game):  # one search, not one per move
+            return exact(lambda answerer: answerer.value(game.cells(state)))
+        return super().value(game, state)
+
+    def components(self, game, state):
+        if game.rule == "misere":
+            return None
+        if self.searched(game):
+            return exact(lambda answerer: answerer.valued_components(game.cells(state)))
+        return [(run, dawson_kayles(len(run))) for run in _runs(game, state)]
+
+    def move_values(self, game, state):
+        if game.rule == "misere":
+            return super().move_values(game, state)
+        if self.searched(game):
+            _, valued = exact(lambda answerer: answerer.move_values(game.cells(state)))
+            return [(1 << game.bit(*a) | 1 << game.bit(*b), v) for (a, b), v in valued]
+        total = value_and_components(game, state)[0]
+        out = []
+        for run in _runs(game, state):
+            rest = total ^ dawson_kayles(len(run))
+            out += [(_mask(game, run[i:i + 2]), rest ^ dawson_kayles(i) ^ dawson_kayles(len(run) - 2 - i))
+                    for i in range(len(run) - 1)]
+        return out
+
+    def reach(self, game):
+        if game.rule == "misere":
+            return super().reach(game)
+        return FLIP_PLAY_CELLS, "the Cram solver answers boards up to 7x7 in minutes"
 
 
 def _by_table(game, state, every_move=False):
@@ -308,7 +390,8 @@ def _nim(game, heaps):
     return nim_outcome(heaps, game.misere), nim_winning_moves(heaps, game.misere)
 
 
-THEORIES = {"flip": _flip, "gridnim": _by_table, "halfnim": _halfnim, "nim": _nim}
+# Each game's theory, by its name: the one place a game is told how its positions are valued
+THEORIES = {"flip": Cram(), "gridnim": ByTable(), "halfnim": ClosedForm(_halfnim), "nim": ClosedForm(_nim)}
 
 # The largest flip board (full cells) whose games the optimal player can play through: the
 # first moves of a full 7x7 board take minutes (docs/results.md), 8x8 is out of reach.
@@ -318,12 +401,10 @@ FLIP_PLAY_CELLS = 49
 def check_reach(game):
     """Refuse at once a game whose positions the exact theory cannot value move after move
     (an optimal player would hang on its first turns)."""
-    if game.name == "flip" and game.rule == "normal":
-        limit, how = FLIP_PLAY_CELLS, "the Cram solver answers boards up to 7x7 in minutes"
-    elif game.name in ("flip", "gridnim"):
-        limit, how = MAX_TABLE_CELLS, f"{game.rule} play is solved by a table of the full cells"
-    else:
+    reach = theory_of(game).reach(game)
+    if reach is None:
         return
+    limit, how = reach
     if game.n_cells > limit:
         raise FlipnetError(f"a {game.shape} board has {game.n_cells} cells; a player that needs exact "
                            f"values plays boards of at most {limit} ({how})")
