@@ -102,6 +102,12 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         np.savez(f, **saved)
     with pytest.raises(DamagedFile, match="c.ckpt is damaged: fact 0 is of no component"):
         read(SMALL)
+    saved["identity"] = np.array(json.dumps({"format": "flipnet-cram-checkpoint-2", "board": SMALL}))
+    with open(path, "wb") as f:
+        np.savez(f, **saved)
+    with pytest.raises(DamagedFile, match="c.ckpt is a checkpoint of another version of flipnet "
+                                          "\\('flipnet-cram-checkpoint-2'"):
+        read(SMALL)
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(DamagedFile, match="c.ckpt is damaged"):
         read(SMALL)
