@@ -1,7 +1,9 @@
 """Running the real `flipnet` command in a subprocess, as a user would: its own working
 directory, a memory limit, a time limit, optionally a file size limit (a full disk), and a
-real SIGINT. Shared by the bad-input corpus and the interrupt tests."""
+real SIGINT. Shared by the bad-input corpus and the interrupt tests; and a Dask cluster on
+127.0.0.1 started as a user starts one, for the tests that kill one of its workers."""
 
+import contextlib
 import json
 import os
 import resource
@@ -128,3 +130,47 @@ def files_in(directory):
 
 def stderr_lines(text):
     return [line for line in text.replace("\r", "\n").splitlines() if line.strip()]
+
+
+def wait_for(condition, seconds, what):
+    """condition()'s first true answer, looked for every 0.1 s, or a failure after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no {what} within {seconds} s")
+
+
+@contextlib.contextmanager
+def dask_cluster(place, env):
+    """`dask scheduler` and `dask worker --nworkers 2` on 127.0.0.1, separate processes as a
+    user starts them, both workers up: (the scheduler's address, the worker command's
+    process, a list of processes ended with them, to which a test adds its own)."""
+    import distributed
+
+    bin_dir = Path(sys.executable).parent
+    started = []
+    try:
+        started.append(subprocess.Popen([bin_dir / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                         "--no-dashboard", "--scheduler-file", place / "scheduler.json"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        address = wait_for(lambda: (place / "scheduler.json").exists() and
+                           json.loads((place / "scheduler.json").read_text() or "{}").get("address"), 60,
+                           "scheduler")
+        workers = subprocess.Popen([bin_dir / "dask", "worker", address, "--nworkers", "2", "--nthreads", "1",
+                                    "--no-dashboard", "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=env)
+        started.append(workers)
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers, started
+    finally:
+        for proc in reversed(started):
+            proc.terminate()
+        for proc in started:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -11,15 +11,14 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_cases import environment
+from cli_cases import dask_cluster, environment, wait_for
 
 import flipnet
-from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet import games
+from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.memory import memory_limit, usable_memory
 from flipnet.solve.cram.pieces import canonical, images, pieces_of
@@ -27,7 +26,6 @@ from flipnet.solve.cram.pieces import canonical, images, pieces_of
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-BIN = Path(sys.executable).parent
 # Pieces of at most 20 cells, valued by the plain recursion: what is tested here is the
 # work's spread, not the search (test_cram*.py), and each piece's command takes half a second
 BOARD = "/".join(["1" * 5] * 4)  # 4x5: 10 pieces
@@ -186,23 +184,8 @@ def pieces_running(worker_pid):
 def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value_is_the_same(tmp_path):
     """A scheduler and two workers as a user starts them, a record of pieces begun
     elsewhere, and the worker running a piece killed."""
-    from test_sweep import wait_for
-
     env = environment()
-    started = []
-    try:
-        scheduler = subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard", "--scheduler-file", tmp_path / "scheduler.json"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        started.append(scheduler)
-        address = wait_for(lambda: (tmp_path / "scheduler.json").exists() and
-                           json.loads((tmp_path / "scheduler.json").read_text() or "{}").get("address"), 60,
-                           "scheduler")
-        started.append(subprocess.Popen([BIN / "dask", "worker", address, "--nworkers", "2", "--nthreads", "1",
-                                         "--no-dashboard", "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, env=env))
-        with distributed.Client(address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
+    with dask_cluster(tmp_path, env) as (address, workers, started):
         # a record begun elsewhere (three pieces valued here, one search each): the cluster does the rest
         game = games.for_position("flip", BOARD)
         begun = {piece: {"value": flipnet.value(piece, moves=False).value, "positions": 0, "seconds": 0.0}
@@ -211,7 +194,7 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
         solve = subprocess.Popen(value_command(BOARD, "--pieces", "--scheduler", address, "--checkpoint", "4x5.ckpt"),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
         started.append(solve)
-        piece = wait_for(lambda: pieces_running(started[1].pid), 120, "piece under way")[0]
+        piece = wait_for(lambda: pieces_running(workers.pid), 120, "piece under way")[0]
         worker = piece.parent()
         worker.kill()  # the worker process running the piece, not its nanny (which starts a fresh one)
         wait_for(lambda: not piece.is_running() or piece.status() == psutil.STATUS_ZOMBIE, 10,
@@ -221,14 +204,6 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
         assert (value, moves) == one_search(BOARD)
         assert (report["pieces"], report["recorded"], report["run"]) == (10, 3, 7) and "Traceback" not in err
         assert len(Checkpoint(tmp_path / "4x5.ckpt", BOARD).pieces()) == 10
-    finally:
-        for proc in reversed(started):
-            proc.terminate()
-        for proc in started:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def test_the_record_is_small_enough_to_carry(tmp_path):

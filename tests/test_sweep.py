@@ -11,10 +11,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_cases import dask_cluster, wait_for
 from conftest import write_tiny_dataset
 
 from flipnet.base.errors import BadInput
@@ -23,7 +23,6 @@ from flipnet.nn.training.sweep import same_but_the_clock, seed_list
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-BIN = Path(sys.executable).parent
 # a run of a few seconds: long enough to be killed in the middle, short enough to run here; the
 # settings of test_interrupts.py's runs, so that one compile of the graph serves both
 TRAINING = ["--data", "tiny.h5", "--bucket", "0", "--epochs", "40", "--batch", "10", "--eval-batch", "0"]
@@ -81,16 +80,6 @@ def trainers(parent_pid, command="train"):
     return found
 
 
-def wait_for(condition, seconds, what):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"no {what} within {seconds} s")
-
-
 @pytest.fixture(scope="module")
 def sequential(tmp_path_factory):
     """Seeds 1 and 2 trained one at a time by `flipnet train`, as the sweep names them."""
@@ -106,26 +95,13 @@ def sequential(tmp_path_factory):
 def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential_files(tmp_path, sequential):
     write_tiny_dataset(tmp_path / "tiny.h5")
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    started = []
-    try:
-        scheduler = subprocess.Popen([BIN / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard", "--scheduler-file", tmp_path / "scheduler.json"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        started.append(scheduler)
-        address = wait_for(lambda: (tmp_path / "scheduler.json").exists() and
-                           json.loads((tmp_path / "scheduler.json").read_text() or "{}").get("address"), 60,
-                           "scheduler")
-        started.append(subprocess.Popen([BIN / "dask", "worker", address, "--nworkers", "2", "--nthreads", "1",
-                                         "--no-dashboard", "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, env=env))
-        with distributed.Client(address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
+    with dask_cluster(tmp_path, env) as (address, workers, started):
         sweep = subprocess.Popen([sys.executable, "-m", "flipnet", "sweep", "conv1d", "--seeds", "1-2", *TRAINING,
                                   "--scheduler", address], cwd=tmp_path, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, env={**os.environ, "FLIPNET_PROGRESS": "0"})
         started.append(sweep)
         # the first worker seen training is killed (its nanny starts a fresh one), with its task
-        victims = wait_for(lambda: trainers(started[1].pid), 120, "task under way")
+        victims = wait_for(lambda: trainers(workers.pid), 120, "task under way")
         victims[0].parent().kill()  # the worker process whose task started the run, not its nanny
         for victim in victims:  # the run ends with its worker (FLIPNET_DIE_WITH_PARENT)
             wait_for(lambda: not victim.is_running() or victim.status() == psutil.STATUS_ZOMBIE, 10,
@@ -136,14 +112,6 @@ def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential
         same_files(tmp_path / "results", sequential, ["conv1d-seed1", "conv1d-seed2"])
         assert sorted(p.name for p in (tmp_path / "results").iterdir()) == \
             ["conv1d-seed1.json", "conv1d-seed1.npz", "conv1d-seed2.json", "conv1d-seed2.npz"]
-    finally:
-        for proc in reversed(started):
-            proc.terminate()
-        for proc in started:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 @pytest.mark.slow
