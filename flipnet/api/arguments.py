@@ -11,8 +11,11 @@ from flipnet import games
 from flipnet.base.checks import check_seconds
 from flipnet.base.errors import BadInput, BadType, brief
 
-BOARD_GAMES = tuple(name for name, cls in games.GAMES.items() if issubclass(cls, games.BoardGame))
-EXAMPLES = {"nim": "'1,3,5'", "halfnim": "'9'"}  # a position's text, for a game without a board
+
+
+def on_a_board(game):
+    """Whether the registered game `game` (a name) is played on a board of cells."""
+    return games.registration(game).board
 
 
 def is_whole(value):

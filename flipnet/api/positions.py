@@ -5,7 +5,7 @@ import numpy as np
 
 from flipnet import games
 from flipnet.api import arguments
-from flipnet.api.arguments import BOARD_GAMES
+from flipnet.api.arguments import on_a_board
 from flipnet.base.cores import MAX_SEARCH_WORKERS, usable_cores
 from flipnet.base.errors import BadInput, BadType, brief
 from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, by_recursion, searched, time_limit,
@@ -109,19 +109,19 @@ def _grouped(positions, game, misere, shape, fixed=None):
     if not isinstance(positions, np.ndarray) and not hasattr(positions, "__len__"):
         raise BadType(f"positions is a list of texts or an array, not {type(positions).__name__}")
     array = positions if isinstance(positions, np.ndarray) else None
-    if array is not None and game in BOARD_GAMES and array.ndim == 1 and array.dtype.kind in "iuf":
+    if array is not None and on_a_board(game) and array.ndim == 1 and array.dtype.kind in "iuf":
         if shape is None:
             raise BadInput("an array of bit boards needs its shape=(rows, cols)")
         states = arguments.bit_boards(array, *shape)
         return [(np.arange(len(array)), games.make(game, shape=shape, misere=misere), states)]
-    if array is not None and game in BOARD_GAMES and array.ndim == 3:
+    if array is not None and on_a_board(game) and array.ndim == 3:
         rows, cols = array.shape[1:]
         arguments.fits_a_word(rows, cols)
         cells = arguments.cell_array(array.reshape(len(array), -1), game, "positions").astype(bool)
         weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
         states = (cells * weights).sum(axis=1, dtype=np.uint64)
         return [(np.arange(len(array)), games.make(game, shape=(rows, cols), misere=misere), states)]
-    if array is not None and game in BOARD_GAMES and not (array.ndim == 1 and array.dtype.kind in "UO"):
+    if array is not None and on_a_board(game) and not (array.ndim == 1 and array.dtype.kind in "UO"):
         raise BadInput(f"positions as an array: bit boards (N,) with shape=, cells (N, rows, cols) or texts, "
                        f"not {array.ndim} dimensions of {array.dtype}")
     items = array.tolist() if array is not None else positions
@@ -131,7 +131,7 @@ def _grouped(positions, game, misere, shape, fixed=None):
     groups, boards = {}, {}
     for i, text in enumerate(texts):
         # a game per board, made once (Nim's game is made for its position's heaps)
-        shape = (text.count("/") + 1, text.find("/") if "/" in text else len(text)) if game in BOARD_GAMES else text
+        shape = (text.count("/") + 1, text.find("/") if "/" in text else len(text)) if on_a_board(game) else text
         if shape not in boards:
             boards[shape] = _game(game, text, misere)
         board = boards[shape]
@@ -142,18 +142,19 @@ def _grouped(positions, game, misere, shape, fixed=None):
 
 
 def _text(position, game, what="position"):
-    """A position as flipnet's text: as given, or from rows of 0/1 cells (a board game),
-    heap sizes (Nim) or a pile (HalfNim), each checked."""
+    """A position as flipnet's text: as given, or as the game's registration says a
+    program may hold one (rows of 0/1 cells, heap sizes, a pile), each checked."""
     if isinstance(position, str):
         return position
-    if game == "halfnim" and arguments.is_whole(position):
+    held_as = games.registration(game).held_as
+    if held_as == "pile" and arguments.is_whole(position):
         return str(arguments.whole(what, position, 1, optional=False))
-    if game in BOARD_GAMES and not isinstance(position, (bytes, dict, set)) and np.ndim(position) >= 1:
+    if held_as == "cells" and not isinstance(position, (bytes, dict, set)) and np.ndim(position) >= 1:
         cells = arguments.cell_array(position, game, what)
         return "/".join("".join("1" if cell else "0" for cell in row) for row in cells.tolist())
-    if game == "nim" and isinstance(position, (list, tuple, np.ndarray)):
+    if held_as == "heaps" and isinstance(position, (list, tuple, np.ndarray)):
         return ",".join(str(h) for h in arguments.heap_list(position, what))
-    example = "'1101/0111' or a 2D array of 0/1" if game in BOARD_GAMES else arguments.EXAMPLES.get(game, "")
+    example = {"cells": "'1101/0111' or a 2D array of 0/1"}.get(held_as, repr(games.registration(game).start))
     raise BadType(f"cannot read {brief(position)} as a {game} {what}: give its text, e.g. {example}")
 
 

@@ -3,7 +3,14 @@
 from flipnet import games
 
 
-GAME_NAMES = tuple(sorted(games.GAMES))  # the games' registry, read: a new game is offered at once
+def game_names():
+    """The registered games, read when a parser is built: a new game is offered at once."""
+    return games.registry.names()
+
+
+def board_game_names():
+    """The registered games played on a board of cells (those `flipnet solve` tabulates)."""
+    return tuple(name for name in game_names() if games.registration(name).board)
 
 
 def rule_options(p):

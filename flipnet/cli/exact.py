@@ -10,15 +10,12 @@ from flipnet import games
 from flipnet.base.checks import check_seed
 from flipnet.base.cores import check_search_workers
 from flipnet.base.errors import BadInput, FlipnetError
-from flipnet.cli.common import GAME_NAMES, rule_options
-
-
-TABLE_GAMES = tuple(name for name in GAME_NAMES if issubclass(games.GAMES[name], games.BoardGame))  # boards
+from flipnet.cli.common import board_game_names, game_names, rule_options
 
 
 def parse_solve(sub):
     p = sub.add_parser("solve", help="value table of every state of a board game")
-    p.add_argument("game", choices=TABLE_GAMES)
+    p.add_argument("game", choices=board_game_names())
     p.add_argument("--shape", required=True, help="ROWSxCOLS, e.g. 5x5 or 1x20")
     p.add_argument("-o", "--output", help="write the table (and the original split, for the "
                    "study's shapes) to this HDF5 file")
@@ -29,7 +26,7 @@ def parse_solve(sub):
 
 def parse_value(sub):
     p = sub.add_parser("value", help="value, winner and winning moves of one position")
-    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("game", choices=game_names())
     p.add_argument("position", nargs="?", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
                    "size; nim: heap sizes like 1,3,5; '-': one position a line from standard input, "
                    "one JSON line each")
@@ -121,7 +118,7 @@ def cmd_value(args):
         from flipnet.base.cores import usable_cores
 
         cores = usable_cores()
-        if args.workers > cores and args.game == "flip":
+        if args.workers > cores and _may_search(args):
             print(f"flipnet value: --workers {args.workers}: this process may use {cores} cores, so {cores} "
                   f"threads search (more would only take turns)", file=sys.stderr)
     if args.file is not None or args.position == "-":
@@ -158,15 +155,23 @@ def cmd_value(args):
             print(f"  {move} -> {position}")
 
 
+def _may_search(args):
+    """Whether the game asked of, under the rule asked for, may be valued by the Cram search."""
+    from flipnet.solve.position import theory_of
+
+    game = games.make(args.game, misere=args.misere, max_take=args.max_take)
+    return theory_of(game).may_search(game)
+
+
 def _checkpoint(args, solver=True):
     """The checkpoint of `value flip BOARD --checkpoint FILE`, checked before the work and
     handed to the solver (`solver`)."""
-    if args.game != "flip" or args.misere:
+    if not _may_search(args):
         raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
     from flipnet.solve.cram.checkpoint import Checkpoint
     from flipnet.solve.position import use_checkpoint
 
-    games.for_position("flip", args.position).parse(args.position)  # a bad board is refused first
+    games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
     checkpoint = Checkpoint(args.checkpoint, args.position.strip())
     checkpoint.check_place()
     if solver:
@@ -177,7 +182,7 @@ def _checkpoint(args, solver=True):
 def _in_pieces(args):
     """(Result, {"search": report}) of `value flip BOARD --pieces`: its children valued
     as tasks (`solve/cram/pieces.py`)."""
-    if args.game != "flip" or args.misere:
+    if not _may_search(args):
         raise BadInput("--pieces splits a flip position in normal play into its children")
     if args.timeout is not None:
         raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
@@ -186,7 +191,7 @@ def _in_pieces(args):
     from flipnet.base.files import ensure_dir
     from flipnet.solve.cram.pieces import pieces_place, solve_in_pieces
 
-    game = games.for_position("flip", args.position)
+    game = games.for_position(args.game, args.position)
     state = game.parse(args.position)
     checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
     place = args.piece_checkpoints

@@ -7,12 +7,12 @@ import sys
 from flipnet import games
 from flipnet.base.checks import check_seconds, check_seed
 from flipnet.base.errors import FlipnetError
-from flipnet.cli.common import GAME_NAMES, rule_options
+from flipnet.cli.common import game_names, rule_options
 
 
 def parse_play(sub):
     p = sub.add_parser("play", help="play a game in the console against an agent")
-    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("game", choices=game_names())
     p.add_argument("--ai", default=None, help="the opponent: random, optimal (perfect), difficulty:P; nim: "
                    "random-row, lowest, nonzero-nimsum (the course template's players), normal-nimsum, "
                    "student-es, feature-es; neural; network[:MODEL] (a trained flip model) "
@@ -37,7 +37,7 @@ def parse_gui(sub):
 
 def parse_arena(sub):
     p = sub.add_parser("arena", help="matches between agents: a win-rate table")
-    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("game", choices=game_names())
     p.add_argument("--agents", required=True, help="comma-separated, e.g. random,optimal,difficulty:0.5")
     p.add_argument("--matches", type=int, default=100, help="per pair")
     p.add_argument("--against", metavar="AGENT", help="one of the agents: every other plays it only")

@@ -10,52 +10,51 @@ import re
 import numpy as np
 
 from flipnet import games
+from flipnet.games import registry
 from flipnet.api.models import load_model, models
 from flipnet.api.positions import value
 from flipnet.base.errors import FlipnetError
 from flipnet.solve.position import searched
 
-MAX_SIDE, MAX_CELLS = 8, 64  # flip boards: up to 8x8, and lines of up to 64 cells
 MAX_TEXT = 1000  # characters of a position's text
-MAX_OBJECTS = 1000  # Nim: every move is listed (the console's bound)
-MAX_HEAPS = 20
-GRIDNIM_CELLS = 25  # grid Nim's board here
-TABLE_CELLS = 20  # grid Nim and misère flip are valued by a table of their full cells: 2^20 states, under a
-# second, so --limit holds (the table cannot stop midway; 25 full cells took 18 s)
-GAMES = ("flip", "nim", "halfnim", "gridnim")
-AGENTS = {"flip": ("perfect", "network", "random"),
-          "nim": ("optimal", "student-es", "feature-es", "nonzero-nimsum", "random-row"),
-          "halfnim": ("optimal", "neural", "random"), "gridnim": ("optimal", "random")}
+TABLE_CELLS = 20  # a board valued by a table of its full cells (grid Nim, misère flip): 2^20 states, under
+# a second, so --limit holds (the table cannot stop midway; 25 full cells took 18 s)
 MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]{0,79}")
+
+
+def game_list():
+    """What a page needs to offer each registered game (`/api/games`): its menu title,
+    rules, opening position, how a position is written, its players and its page."""
+    out = []
+    for name, entry in registry.REGISTRY.items():
+        pattern, words = entry.form
+        out.append({"name": name, "title": entry.title, "about": entry.about, "start": entry.start,
+                    "form": pattern, "form_words": words, "players": entry.players, "board": entry.board,
+                    "limits": entry.limits, "rule_choice": entry.rule_choice, "page": entry.page})
+    return out
+
+
+def players():
+    """{game: (agent, ...)}: the players each game offers here, best first."""
+    return {name: tuple(registry.registration(name).players) for name in registry.names()}
 
 
 def check_position(game, text, misere=None):
     """(game, state) of a request's position, or a one-line error naming the limit."""
-    if game not in GAMES:
-        raise FlipnetError(f"unknown game {game!r}: {', '.join(GAMES)}")
+    if game not in registry.REGISTRY:
+        raise FlipnetError(f"unknown game {game!r}: {', '.join(registry.names())}")
+    entry = registry.registration(game)
     if not text or len(text) > MAX_TEXT:
         raise FlipnetError(f"a position is 1 to {MAX_TEXT} characters")
-    if game in ("flip", "gridnim"):
-        rows = text.split("/")
-        cols = len(rows[0])
-        if game == "flip" and (len(rows) > MAX_SIDE and cols > 1 or cols > MAX_SIDE and len(rows) > 1
-                               or len(rows) * cols > MAX_CELLS):
-            raise FlipnetError(f"boards here go up to {MAX_SIDE}x{MAX_SIDE}, or a line of {MAX_CELLS} cells; "
-                               f"this one is {len(rows)}x{cols}")
-        if game == "gridnim" and len(rows) * cols > GRIDNIM_CELLS:
-            raise FlipnetError(f"grid Nim boards here have at most {GRIDNIM_CELLS} cells")
-    pile = text.strip()
-    if game == "halfnim" and not (pile.isascii() and pile.isdigit() and len(pile) <= len(str(MAX_OBJECTS))):
-        raise FlipnetError(f"a HalfNim pile here is a number from 1 to {MAX_OBJECTS}, not {text[:20]!r}")
     board = games.for_position(game, text, misere=misere)
     state = board.parse(text)
-    if game == "nim" and (len(state) > MAX_HEAPS or sum(state) > MAX_OBJECTS):
-        raise FlipnetError(f"Nim here has at most {MAX_HEAPS} heaps and {MAX_OBJECTS} objects")
-    if game == "halfnim" and state > MAX_OBJECTS:
-        raise FlipnetError(f"a HalfNim pile here holds at most {MAX_OBJECTS} blocks, not {state}")
-    if isinstance(board, games.BoardGame) and not searched(board) and bin(state).count("1") > TABLE_CELLS:
-        raise FlipnetError(f"{'grid Nim' if game == 'gridnim' else 'misère flip'} is valued here up to "
-                           f"{TABLE_CELLS} full cells (a table of them), not {bin(state).count('1')}")
+    too_large = entry.too_large(board, state)
+    if too_large:
+        raise FlipnetError(too_large)
+    if entry.board and not searched(board) and bin(state).count("1") > TABLE_CELLS:
+        played = "misère " if board.rule == "misere" else ""
+        raise FlipnetError(f"{played}{game} is valued here up to {TABLE_CELLS} full cells (a table of them), "
+                           f"not {bin(state).count('1')}")
     return board, state
 
 
@@ -70,7 +69,7 @@ def position(game, text, misere=None, limit=None):
     out = {"game": game, "rule": result.rule, "position": result.position, "value": result.value,
            "winner": result.winner}
     moves = [(m, board.parse_move(m.move, state)) for m in result.moves]
-    if game in ("flip", "gridnim"):
+    if isinstance(board, games.BoardGame):
         out.update(rows=board.rows, cols=board.cols)
         out["moves"] = [{"move": m.move, "position": m.position, "value": m.value, "cells": _cells(board, mask)}
                         for m, mask in moves]
@@ -187,8 +186,9 @@ def error_by_size(name):
 def check_move(game, text, agent, misere=None):
     """(game, state) of a request for an agent's move, or a one-line error."""
     board, state = check_position(game, text, misere)
-    if agent not in AGENTS[game]:
-        raise FlipnetError(f"the agents of {game} here: {', '.join(AGENTS[game])}")
+    offered = registry.registration(game).players
+    if agent not in offered:
+        raise FlipnetError(f"the agents of {game} here: {', '.join(offered)}")
     if not board.legal_moves(state):
         raise FlipnetError("the game is over: no move is left")
     return board, state
@@ -212,6 +212,6 @@ def move(models_, game, text, agent, model=None, seed=0, ply=0, misere=None, lim
         chosen = player(board, state, rng)
     after = board.play(state, chosen)
     out = {"move": board.format_move(chosen), "position": board.format(after)}
-    if game in ("flip", "gridnim"):
+    if isinstance(board, games.BoardGame):
         out["cells"] = _cells(board, chosen)
     return out

@@ -36,11 +36,16 @@ HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Re
 
 
 def static_files():
-    """{route: (bytes, type)} of the page's files, read once from the package."""
+    """{route: (bytes, type)} of the page's files, read once from the package, and the
+    registered games as a script (`flipnet.games`, what /api/games answers), which the
+    pages read before they draw: a game's menus and limits come from its registration."""
     root = importlib.resources.files("flipnet.explore") / "static"
     files = {route: name for route, name in PAGES.items()}
     files.update({f"/static/{name}": name for name in STATIC})
-    return {route: ((root / name).read_bytes(), TYPES[name[name.rindex("."):]]) for route, name in files.items()}
+    out = {route: ((root / name).read_bytes(), TYPES[name[name.rindex("."):]]) for route, name in files.items()}
+    listed = json.dumps(answers.game_list(), separators=(",", ":"))
+    out["/static/games.js"] = (f'"use strict";\nflipnet.games = {listed};\n'.encode(), TYPES[".js"])
+    return out
 
 
 class Explorer(ThreadingHTTPServer):
@@ -159,7 +164,8 @@ class Handler(BaseHTTPRequestHandler):
             body, kind = self.server.files[path]
             return self._send(body, kind)
         endpoints = {"/api/position": self._position, "/api/model": self._model, "/api/models": self._models,
-                     "/api/move": self._move, "/api/question": self._question, "/api/settings": self._settings}
+                     "/api/move": self._move, "/api/question": self._question, "/api/settings": self._settings,
+                     "/api/games": self._games}
         if path not in endpoints:
             return self._json({"error": f"nothing here: {path[:80]}"}, HTTPStatus.NOT_FOUND)
         endpoints[path](query)
@@ -203,7 +209,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _settings(self, query):
         self._json({"default_model": self.server.default_model, "limit": self.server.limit,
-                    "max_side": answers.MAX_SIDE, "max_cells": answers.MAX_CELLS, "agents": answers.AGENTS})
+                    "agents": answers.players()})
+
+    def _games(self, query):
+        self._json({"games": answers.game_list()})
 
     def _question(self, query):
         self._reply(self.server.questions.get(_number(query)))

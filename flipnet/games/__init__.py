@@ -2,28 +2,50 @@
 nothing else of flipnet is imported but its errors (a bad position or move raises
 `BadInput`, a user's error the CLI and the explorer report in one line).
 
-`GAMES` maps a game's name to its class; `make(name, **options)` builds one. A class
-lists the options it takes in `OPTIONS` (of shape, heaps, misere, max_take); any other
-option given is refused by name, never passed on or dropped in silence.
+Every game is registered once (`registry`: its rules, theory, players and limits) and
+every layer reads the registry. `GAMES` maps a registered game's name to its rules class;
+`make(name, **options)` builds one. A class lists the options it takes in `OPTIONS` (of
+shape, heaps, misere, max_take); any other option given is refused by name, never passed
+on or dropped in silence.
 """
 
+from collections.abc import Mapping
+
+from flipnet.base.errors import BadInput
+from flipnet.games import flip, gridnim, halfnim, nim, registry
 from flipnet.games.board import BoardGame, parse_shape
 from flipnet.games.flip import FlipGame
 from flipnet.games.gridnim import GridNim
 from flipnet.games.halfnim import HalfNim
 from flipnet.games.nim import Nim
-from flipnet.base.errors import BadInput
+from flipnet.games.registry import Registration, register, registration
 
-GAMES = {cls.name: cls for cls in (FlipGame, GridNim, HalfNim, Nim)}
+for _game in (flip, nim, halfnim, gridnim):  # the order of the explorer's menus
+    register(_game.REGISTRATION)
 
-__all__ = ["GAMES", "BoardGame", "FlipGame", "GridNim", "HalfNim", "Nim", "make", "for_position",
-           "parse_shape", "stuck_player_wins"]
+
+class _Rules(Mapping):
+    """name -> rules class of every registered game, read live: a game registered later
+    is in it at once."""
+
+    def __getitem__(self, name):
+        return registry.REGISTRY[name].rules
+
+    def __iter__(self):
+        return iter(registry.REGISTRY)
+
+    def __len__(self):
+        return len(registry.REGISTRY)
+
+
+GAMES = _Rules()
+
+__all__ = ["GAMES", "BoardGame", "FlipGame", "GridNim", "HalfNim", "Nim", "Registration", "make",
+           "for_position", "parse_shape", "register", "registration", "stuck_player_wins"]
 
 
 def _game_class(name):
-    if name not in GAMES:
-        raise BadInput(f"unknown game {name!r}: choose from {', '.join(GAMES)}")
-    return GAMES[name]
+    return registration(name).rules
 
 
 # how an option is named to the person who gave it (the command line's flags, less the dashes)

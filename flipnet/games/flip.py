@@ -5,6 +5,7 @@ On its full cells it is the game Cram (a move places a domino on two free cells)
 """
 
 from flipnet.games.board import BoardGame
+from flipnet.games.registry import Registration
 
 
 class FlipGame(BoardGame):
@@ -35,3 +36,23 @@ class FlipGame(BoardGame):
                     yield 1 << b | 1 << (b + 1)
                 if r + 1 < self.rows:
                     yield 1 << b | 1 << (b + self.cols)
+
+
+EXPLORER_SIDE, EXPLORER_CELLS = 8, 64  # the explorer's boards: up to 8x8, and lines of up to 64 cells
+
+
+def _beyond_the_explorer(game, state):
+    if game.n_cells > EXPLORER_CELLS or min(game.rows, game.cols) > 1 and max(game.rows, game.cols) > EXPLORER_SIDE:
+        return (f"boards here go up to {EXPLORER_SIDE}x{EXPLORER_SIDE}, or a line of {EXPLORER_CELLS} "
+                f"cells; this one is {game.rows}x{game.cols}")
+    return None
+
+
+REGISTRATION = Registration(
+    rules=FlipGame, theory="flipnet.solve.position:CRAM", title="Flip (Cram)",
+    about="A move turns two adjacent 1s, in a row or a column, into 0s; whoever cannot move loses.",
+    start="11111/11111/11111/11111/11111", form=(r"[01]{1,64}(/[01]{1,64}){0,63}", "rows of 0 and 1 joined by /"),
+    players={"perfect": "the solver (perfect)", "network": "the network", "random": "a random player"},
+    examples=(dict(shape=(1, 9)), dict(shape=(3, 4)), dict(shape=(2, 3), misere=True)),
+    too_large=_beyond_the_explorer, limits={"side": EXPLORER_SIDE, "line": EXPLORER_CELLS}, page="board",
+    held_as="cells")

@@ -2,6 +2,7 @@
 or one column. Misere by default: whoever takes the last stone loses."""
 
 from flipnet.games.board import BoardGame
+from flipnet.games.registry import Registration
 from flipnet.base.errors import BadInput
 
 
@@ -36,3 +37,22 @@ class GridNim(BoardGame):
                         yield sum(1 << self.bit(r, c + i) for i in range(length))
                     if r + length <= self.rows:
                         yield sum(1 << self.bit(r + i, c) for i in range(length))
+
+
+EXPLORER_CELLS = 25  # grid Nim's boards in the explorer
+
+
+def _beyond_the_explorer(game, state):
+    if game.n_cells > EXPLORER_CELLS:
+        return f"grid Nim boards here have at most {EXPLORER_CELLS} cells"
+    return None
+
+
+REGISTRATION = Registration(
+    rules=GridNim, theory="flipnet.solve.position:BY_TABLE", title="grid Nim 4x4 (misère)",
+    about="Take 1 to 3 stones in a row or a column with no gap between them; whoever takes the last "
+          "stone loses. Click a cell to add or remove a stone.",
+    start="1111/1111/1111/1111", form=(r"[01]{1,5}(/[01]{1,5}){0,4}", "rows of 0 and 1 joined by /"),
+    players={"optimal": "the optimal player", "random": "a random player"},
+    examples=(dict(shape=(3, 3)), dict(shape=(2, 4), max_take=2, misere=False)),
+    too_large=_beyond_the_explorer, held_as="cells")

@@ -5,6 +5,7 @@ original program plays piles of 2..127 (its network reads 7 bits): `start_range`
 """
 
 from flipnet.base.errors import BadInput
+from flipnet.games.registry import Registration
 
 
 class HalfNim:
@@ -93,3 +94,24 @@ class HalfNim:
 
     def move_hint(self, n):
         return f"take 1-{n // 2}"
+
+
+EXPLORER_PILE = 1000  # the explorer lists every move: n // 2 of them
+
+
+def _beyond_the_explorer(game, n):
+    if n > EXPLORER_PILE and len(str(n)) > len(str(EXPLORER_PILE)):
+        return f"a HalfNim pile here is a number from 1 to {EXPLORER_PILE}, not {str(n)[:20]!r}"
+    if n > EXPLORER_PILE:
+        return f"a HalfNim pile here holds at most {EXPLORER_PILE} blocks, not {n}"
+    return None
+
+
+REGISTRATION = Registration(
+    rules=HalfNim, theory="flipnet.solve.position:HALFNIM", title="HalfNim (the NIM perceptron's game)",
+    about="One pile: take from 1 to half of it (rounded down). Whoever faces a single block cannot move "
+          "and loses; the lost piles are 2^j - 1.",
+    start="9", form=(r"[0-9]{1,4}", "a pile size like 9"),
+    players={"neural": "the NIM perceptron", "optimal": "the optimal player (the C++ DP)", "random": "a random player"},
+    examples=(dict(),), too_large=_beyond_the_explorer, held_as="pile",
+    console={"ai": "neural", "first": "ai", "ask_start": True, "describe_ai": "flipnet.play.console:halfnim_note"})

@@ -3,6 +3,7 @@ wins) or misere (the last mover loses). A state is a tuple of heap sizes; a move
 (heap index, count)."""
 
 from flipnet.base.errors import BadInput
+from flipnet.games.registry import Registration
 
 
 class Nim:
@@ -112,3 +113,24 @@ class Nim:
 
     def move_hint(self, state):
         return "COUNT@HEAP, e.g. 2@3"
+
+
+EXPLORER_HEAPS, EXPLORER_OBJECTS = 20, 1000  # the explorer lists every move (the console's bound)
+
+
+def _beyond_the_explorer(game, state):
+    if len(state) > EXPLORER_HEAPS or sum(state) > EXPLORER_OBJECTS:
+        return f"Nim here has at most {EXPLORER_HEAPS} heaps and {EXPLORER_OBJECTS} objects"
+    return None
+
+
+REGISTRATION = Registration(
+    rules=Nim, theory="flipnet.solve.position:NIM", title="Nim (heaps)",
+    about="Take any number of objects from one heap. Normal play: whoever takes the last object wins; "
+          "misère: loses. Moves are written COUNT@HEAP.",
+    start="1,3,5,7,9", form=(r"[0-9]{1,4}(,[0-9]{1,4}){0,19}", "heap sizes like 1,3,5"),
+    players={"optimal": "the optimal player", "student-es": "the student's evolution strategy",
+             "feature-es": "flipnet's evolved policy", "nonzero-nimsum": "the course template's optimal",
+             "random-row": "the course template's random player"},
+    examples=(dict(heaps="1,3,5"), dict(heaps="2,2,3", misere=True)),
+    too_large=_beyond_the_explorer, rule_choice=True, held_as="heaps")

@@ -2,14 +2,15 @@
 
 `Match` holds the rules of taking turns and deciding the winner; the console (here) and
 the Tk window (`gui.py`) only show it and pass the user's moves in. Each game draws
-itself (`game.render`, `game.move_hint`); `PLAY_DEFAULTS` holds what the original
-programs did differently (the C++ NIM program: the network plays, it moves first, it
+itself (`game.render`, `game.move_hint`); a game's registration (`console`) holds what
+the original programs did differently (the C++ NIM program: the network plays, it moves first, it
 asks for the start and prints the DP's move beside the network's).
 """
 
 import numpy as np
 
-from flipnet.games import stuck_player_wins
+from flipnet.games import registration, stuck_player_wins
+from flipnet.games.registry import named
 from flipnet.solve import halfnim_value, halfnim_winning_moves
 from flipnet.base.errors import BadInput, FlipnetError
 
@@ -133,11 +134,10 @@ def halfnim_note(match):
     return note + (f"; {extra}" if extra else "")
 
 
-# game name -> how the console plays it when the user does not say (AI, who starts,
-# whether to ask for the start, what to print beside the AI's move)
-PLAY_DEFAULTS = {"halfnim": {"ai": "neural", "first": "ai", "ask_start": True, "describe_ai": halfnim_note}}
-
-
 def play_defaults(game):
-    return {"ai": "optimal", "first": None, "ask_start": False, "describe_ai": None,
-            **PLAY_DEFAULTS.get(game.name, {})}
+    """How the console plays `game` when the user does not say (the AI, who starts, whether
+    to ask for the start, what to print beside the AI's move): its registration's `console`."""
+    given = dict(registration(game.name).console)
+    if "describe_ai" in given:
+        given["describe_ai"] = named(given["describe_ai"])
+    return {"ai": "optimal", "first": None, "ask_start": False, "describe_ai": None, **given}

@@ -1,12 +1,11 @@
 """One position of any game: its value, who wins, and the winning moves.
 
-`THEORIES` gives each game (by name) the theory object that values its positions (its
-value and winning moves, every move's value, its components or none, the largest board
-an optimal player can play through): flip by `Cram` (components, Kayles lines, the Cram
-solver's search; misere play, which does not split, by the table), grid Nim by `ByTable`
-(a table of the sub-game on the full cells), HalfNim and Nim by their `ClosedForm`s. The
-functions below ask a game's theory; none branches on a game's name. Adding a game adds
-one line to THEORIES.
+A game's registration (`games.registry`) names the theory object that values its
+positions (its value and winning moves, every move's value, its components or none, the
+largest board an optimal player can play through): flip by `Cram` (components, Kayles
+lines, the Cram solver's search; misere play, which does not split, by the table), grid
+Nim by `ByTable` (a table of the sub-game on the full cells), HalfNim and Nim by their
+`ClosedForm`s. The functions below ask a game's theory; none branches on a game's name.
 """
 
 import contextlib
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from flipnet.base.errors import FlipnetError
+from flipnet.games.registry import REGISTRY, named
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
 from flipnet.solve.kayles import dawson_kayles, line_value_and_winning_moves
@@ -147,10 +147,10 @@ def value_and_winning_moves(game, state):
 
 
 def theory_of(game):
-    """The theory that values the game's positions (its entry of THEORIES)."""
-    if game.name not in THEORIES:
-        raise FlipnetError(f"no theory for {game!r}")
-    return THEORIES[game.name]
+    """The theory that values the game's positions (its registration's)."""
+    if game.name not in REGISTRY:
+        raise FlipnetError(f"no theory for {game!r}: the game is not registered")
+    return named(REGISTRY[game.name].theory)
 
 
 def winning_moves(game, state):
@@ -206,8 +206,7 @@ def exact(ask):
 
 def searched(game):
     """Whether the game's positions are valued by the Cram solver's search."""
-    theory = THEORIES.get(game.name)
-    return theory is not None and theory.searched(game)
+    return game.name in REGISTRY and theory_of(game).searched(game)
 
 
 def use_workers(game, workers):
@@ -266,7 +265,7 @@ def value_of(game, state):
 
 
 class Theory:
-    """How a game's positions are valued: its entry of THEORIES. This one answers from
+    """How a game's positions are valued (a registration's `theory`). This one answers from
     `value_and_winning_moves` alone, each move's value by valuing the position it leaves."""
 
     def value_and_winning_moves(self, game, state):
@@ -286,6 +285,11 @@ class Theory:
 
     def searched(self, game):
         """Whether the Cram solver's search values this game's positions."""
+        return False
+
+    def may_search(self, game):
+        """Whether the game, under its rule, is one whose positions the Cram solver's search
+        may value (some shapes; what a checkpoint or pieces of a solve are for)."""
         return False
 
     def reach(self, game):
@@ -324,6 +328,9 @@ class Cram(ByTable):
 
     def searched(self, game):
         return game.rule == "normal" and min(game.rows, game.cols) > 1
+
+    def may_search(self, game):
+        return game.rule == "normal"
 
     def value_and_winning_moves(self, game, state):
         if game.rule == "misere":
@@ -390,8 +397,8 @@ def _nim(game, heaps):
     return nim_outcome(heaps, game.misere), nim_winning_moves(heaps, game.misere)
 
 
-# Each game's theory, by its name: the one place a game is told how its positions are valued
-THEORIES = {"flip": Cram(), "gridnim": ByTable(), "halfnim": ClosedForm(_halfnim), "nim": ClosedForm(_nim)}
+# The theories the games' registrations name
+CRAM, BY_TABLE, HALFNIM, NIM = Cram(), ByTable(), ClosedForm(_halfnim), ClosedForm(_nim)
 
 # The largest flip board (full cells) whose games the optimal player can play through: the
 # first moves of a full 7x7 board take minutes (docs/results.md), 8x8 is out of reach.

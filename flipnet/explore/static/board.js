@@ -5,11 +5,12 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const {get, ask, colour, PARTS, el, svg} = flipnet;
-  const MAX_SIDE = 8, MAX_LINE = 64;
+  let MAX_SIDE, MAX_LINE, START;  // the board game's limits and opening position (games.js), read first
 
   const page = {
     rows: 5, cols: 5, cells: [], view: "exact", model: "best", ply: false,
     exact: null, network: null, networkError: null, asking: null, hover: null, busy: false,
+    players: {},  // agent -> how the page names it
     game: null,  // {start, first, opponent, seed, model, plies: [{by, move, cells, position, exact, network}]}
   };
 
@@ -109,7 +110,7 @@
   function readUrl() {
     const params = new URLSearchParams(location.search);
     const wanted = params.get("p");
-    if (!page.cells.length) setText("11111/11111/11111/11111/11111");
+    if (!page.cells.length) setText(START);
     if (wanted !== null) {
       try {
         setText(wanted);
@@ -442,7 +443,17 @@
   }
 
   function opponentName() {
-    return {perfect: "the solver", network: page.game.model, random: "the random player"}[page.game.opponent];
+    const g = page.game;
+    return g.opponent === "network" ? g.model : (page.players[g.opponent] || g.opponent).replace(/ \(.*\)$/, "");
+  }
+
+  // The players this board's game offers, as the server's registry names them (games.js)
+  function players() {
+    const game = flipnet.games.find((g) => g.page === "board");
+    page.players = game.players;
+    ({side: MAX_SIDE, line: MAX_LINE} = game.limits);
+    START = game.start;
+    $("opponent").replaceChildren(...Object.entries(game.players).map(([value, name]) => el("option", {value}, name)));
   }
 
   function recordValues() {
@@ -636,6 +647,7 @@
     key.appendChild(el("span", {}, "(0: a winning move)"));
   }
 
+  players();
   readUrl();
   colourKey();
   wire();

@@ -5,31 +5,23 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const {ask, el, svg} = flipnet;
-  const GAMES = {
-    nim: {start: "1,3,5,7,9", agents: {optimal: "the optimal player", "student-es": "the student's evolution strategy",
-      "feature-es": "flipnet's evolved policy", "nonzero-nimsum": "the course template's optimal",
-      "random-row": "the course template's random player"},
-      rules: "Take any number of objects from one heap. Normal play: whoever takes the last object wins; misère: loses. Moves are written COUNT@HEAP."},
-    halfnim: {start: "9", agents: {neural: "the NIM perceptron", optimal: "the optimal player (the C++ DP)", random: "a random player"},
-      rules: "One pile: take from 1 to half of it (rounded down). Whoever faces a single block cannot move and loses; the lost piles are 2^j - 1."},
-    gridnim: {start: "1111/1111/1111/1111", agents: {optimal: "the optimal player", random: "a random player"},
-      rules: "Take 1 to 3 stones in a row or a column with no gap between them; whoever takes the last stone loses. Click a cell to add or remove a stone."},
-  };
-  const page = {game: "nim", position: GAMES.nim.start, misere: true, answer: null, asking: null, record: null, busy: false};
+  // The games this page offers, as the server's registry describes them (games.js)
+  const listed = flipnet.games.filter((g) => g.page === "games");
+  const GAMES = Object.fromEntries(listed.map((g) => [g.name, g]));
+  const page = {game: null, position: "", misere: true, answer: null, asking: null, record: null, busy: false};
   let asked = 0;
 
   function params(extra = {}) {
     const p = {game: page.game, position: page.position, ...extra};
-    if (page.game === "nim") p.misere = page.misere ? 1 : 0;
+    if (GAMES[page.game].rule_choice) p.misere = page.misere ? 1 : 0;
     return p;
   }
 
   // A position as the game writes it, else why not (checked before it is drawn or asked)
-  const FORMS = {nim: [/^\d{1,4}(,\d{1,4}){0,19}$/, "heap sizes like 1,3,5"], halfnim: [/^\d{1,4}$/, "a pile size like 9"],
-    gridnim: [/^[01]{1,5}(\/[01]{1,5}){0,4}$/, "rows of 0 and 1 joined by /"]};
   function problem(game, text) {
-    const [form, words] = FORMS[game];
-    return form.test(text) ? null : `${JSON.stringify(text.slice(0, 40))} is not a ${game} position: write ${words}`;
+    const {form, form_words: words} = GAMES[game];
+    return new RegExp(`^(?:${form})$`).test(text) ? null
+      : `${JSON.stringify(text.slice(0, 40))} is not a ${game} position: write ${words}`;
   }
 
   // Every edit outside a game is a step of the browser's history (Back, Forward)
@@ -38,7 +30,7 @@
     page.answer = null;
     $("moves-count").textContent = "";
     const query = new URLSearchParams({game: page.game, p: page.position});
-    if (page.game === "nim") query.set("misere", page.misere ? "1" : "0");
+    if (GAMES[page.game].rule_choice) query.set("misere", page.misere ? "1" : "0");
     const url = `?${query.toString().replaceAll("%2F", "/").replaceAll("%2C", ",")}`;
     if (url !== location.search) {
       if (!fromHistory && !page.record && location.search) history.pushState(null, "", url);
@@ -95,7 +87,7 @@
   function picture() {
     const box = $("picture");
     box.replaceChildren();
-    if (page.game === "gridnim") {
+    if (GAMES[page.game].board) {
       const rows = page.position.split("/"), s = 44;
       const board = svg("svg", {id: "grid", width: rows[0].length * s + 8, height: rows.length * s + 8});
       rows.forEach((row, r) => row.split("").forEach((cell, c) => {
@@ -109,7 +101,11 @@
       box.appendChild(board);
       return;
     }
-    const heaps = page.game === "nim" ? page.position.split(",").map(Number) : [Number(page.position)];
+    if (!/^\d+(,\d+)*$/.test(page.position)) {  // a game of neither cells nor heaps: its text
+      box.appendChild(el("code", {class: "position"}, page.position));
+      return;
+    }
+    const heaps = page.position.split(",").map(Number);
     const row = el("div", {class: "heaps"});
     heaps.forEach((h, i) => {
       const heap = el("span", {class: "heap", "data-heap": i + 1});
@@ -175,7 +171,7 @@
     $("undo").disabled = !g || page.busy || !g.plies.some((p) => p.by === "you");
     if (!g) return;
     if (page.answer && g.plies.length) g.plies[g.plies.length - 1].value = page.answer.value;
-    const name = GAMES[page.game].agents[g.opponent];
+    const name = GAMES[page.game].players[g.opponent];
     g.plies.forEach((p, i) => {
       const row = el("tr");
       [String(i + 1), p.by === "you" ? "you" : name, p.move, p.position, p.value === null ? "…" : String(p.value)]
@@ -193,8 +189,9 @@
   }
 
   function wire() {
+    $("game").replaceChildren(...listed.map((g) => el("option", {value: g.name}, g.title)));
     const params = new URLSearchParams(location.search);
-    if (GAMES[params.get("game")]) page.game = params.get("game");
+    page.game = GAMES[params.get("game")] ? params.get("game") : listed[0].name;
     page.position = params.get("p") || GAMES[page.game].start;
     if (problem(page.game, page.position)) {  // an address that cannot be read: said, and the start shown
       $("position-error").textContent = problem(page.game, page.position);
@@ -251,11 +248,11 @@
 
   function setGame(reload) {
     const game = GAMES[page.game];
-    $("misere-label").hidden = page.game !== "nim";
-    $("rules").textContent = game.rules;
+    $("misere-label").hidden = !game.rule_choice;
+    $("rules").textContent = game.about;
     const select = $("opponent");
     select.replaceChildren();
-    for (const [value, name] of Object.entries(game.agents)) select.appendChild(el("option", {value}, name));
+    for (const [value, name] of Object.entries(game.players)) select.appendChild(el("option", {value}, name));
     page.record = null;
     if (reload !== false) changed();
   }
