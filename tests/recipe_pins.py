@@ -36,14 +36,11 @@ import numpy as np
 from conftest import write_tiny_dataset
 
 from flipnet.nn.core.store import load_npz
-from flipnet.nn.training.recipes import config_for
+from flipnet.nn.training.recipes import RECIPES, config_for
 from flipnet.nn.training.run import run
 
 PINS = Path(__file__).with_name("recipe_pins.json")
-KEPT = ("conv1d", "fc1d", "conv1d-fast", "xornet1d", "mlp2d", "mlp2d-long", "logreg2d", "mlp2d-fast",
-        "convmlp2d", "xornet2d", "xormem2d", "lookup2d", "featmem2d", "convmem2d", "convmem2d-deep",
-        "convmem2d-deep48", "convmem2d-deep12", "convmem2d-gated12", "convmem2d-gated12-distil6m",
-        "convmem2d-gated12-80", "convmem2d-gated12-80-distil6m", "convmem2d-gated12-80-distil6m-r2")
+KEPT = tuple(name for name, r in RECIPES.items() if r.pins)  # every recipe names its group of pins
 
 
 def digest(value):
@@ -126,10 +123,15 @@ def pinned_run(name, slices, results, **changes):
     return results / f"{name}.npz"
 
 
-PAPER = KEPT[:3] + KEPT[4:9]
-XOR = ("xornet1d", "xornet2d", "xormem2d", "lookup2d", "featmem2d")
-CONVMEM = KEPT[13:19]  # convmem2d to the one-core distillation
-CONVMEM_TWO_CORES = KEPT[19:]  # the best model's chain, each step on two processes
+def group(pins):
+    """The recipes whose record puts them in this group of pins, in the recipes' order."""
+    return tuple(name for name in KEPT if RECIPES[name].pins == pins)
+
+
+PAPER = group("paper")  # the study's networks and their faster recipes
+XOR = group("xor")
+CONVMEM = group("convmem")  # convmem2d to the one-core distillation
+CONVMEM_TWO_CORES = group("convmem-two-cores")  # the best model's chain, each step on two processes
 assert sorted(PAPER + XOR + CONVMEM + CONVMEM_TWO_CORES) == sorted(KEPT)
 
 

@@ -180,20 +180,45 @@ def _make_rules(text):
     return rules
 
 
-def test_the_make_target_a_recipe_names_trains_that_recipe():
-    """Each "(make TARGET)" of `flipnet train --list` is a Makefile target that runs the
-    recipe, itself or through a prerequisite (train-2d-best through its gated12-distil6m target)."""
+def test_the_makefile_trains_and_checks_what_each_recipe_record_says():
+    """A recipe's record names its make target, the recipes that target trains in turn and
+    whether it checks the file against the shipped one: the Makefile holds to each, every
+    `$(RETRAINED)` of the Makefile is a record's, and every shipped model is a model of
+    record whose retrain command is its target."""
+    from flipnet.base.shipped import manifest
+    from flipnet.nn.evaluation.shipping import AGENT_FILES, RETRAIN
+
     rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
-    named = 0
     for name, recipe in RECIPES.items():
-        for target in re.findall(r"\(make ([\w-]+)\)", recipe.summary):
-            assert target in rules, f"{name} names `make {target}`, which the Makefile lacks"
-            prerequisites, lines = rules[target]
-            runs = [lines] + [rules[p][1] for p in prerequisites if p in rules]
-            assert any(re.search(rf"\$\(TRAIN\) {re.escape(name)}\b(?!-)", body) for body in runs), \
-                f"`make {target}` does not train {name}"
+        if not recipe.target:
+            continue
+        assert recipe.target in rules, f"{name}'s record names `make {recipe.target}`, which the Makefile lacks"
+        body = rules[recipe.target][1]
+        assert re.findall(r"\$\(TRAIN\) ([\w-]+)", body) == list(recipe.trained_by), recipe.target
+        assert re.findall(r"\$\(RETRAINED\) ([\w-]+)", body) == ([name] if recipe.checked else []), recipe.target
+    checked = {(target, found) for target, (_, body) in rules.items()
+               for found in re.findall(r"\$\(RETRAINED\) ([\w-]+)", body) if found not in AGENT_FILES}
+    assert checked == {(r.target, n) for n, r in RECIPES.items() if r.checked}
+    assert RETRAIN == {n: f"make {r.target}" for n, r in RECIPES.items() if r.ships}
+    models = {name: m for name, m in manifest()["models"].items() if m.get("recipe")}  # not the agents
+    assert len(models) >= 8 and all(RECIPES[m["recipe"]].ships and RECIPES[m["recipe"]].checked
+                                    for m in models.values())
+
+
+def test_the_make_target_a_recipe_lists_trains_that_recipe(capsys):
+    """Each "(make TARGET)" of `flipnet train --list` is a Makefile target that runs the
+    recipe, itself or as one of its stages."""
+    from flipnet.cli import main
+
+    rules = _make_rules((Path(__file__).parent.parent / "Makefile").read_text())
+    assert main(["train", "--list"]) == 0
+    named = 0
+    for line in capsys.readouterr().out.splitlines():
+        name = line.split()[0]
+        for target in re.findall(r"\(make ([\w-]+)\)", line):
+            assert name in _trained_by(rules, target), f"`make {target}` does not train {name}"
             named += 1
-    assert named >= 20
+    assert named == len(RECIPES)
 
 
 def _trained_by(rules, target):

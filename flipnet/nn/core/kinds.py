@@ -29,6 +29,7 @@ class Kind:
     build: str = ""  # "module:function" of (rng, rows, cols) -> Network, for a network
     train: str = NETWORK_TRAINER  # of (config, resume, overwrite) -> the run's results
     rebuild: str = NETWORK_REBUILD  # of (path, arrays, meta) -> the model a file's arrays hold
+    sized: bool = False  # its network's sizes (and --init, --draw, --workers) are training settings
 
     def builder(self):
         return _resolved(self.build)
@@ -62,7 +63,7 @@ KINDS = {k.name: k for k in (
          rebuild="flipnet.nn.components.lookup:rebuild"),
     # the lookup table beside a masked convolution trained on its shapes
     Kind("convmem2d", "grid", train="flipnet.nn.components.shapetrain:train_shapes",
-         rebuild="flipnet.nn.components.convmem:rebuild"),
+         rebuild="flipnet.nn.components.convmem:rebuild", sized=True),
 )}
 
 

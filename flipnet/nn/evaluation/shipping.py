@@ -24,24 +24,16 @@ from flipnet.base.shipped import (ALIASES, SLICE, canonical, checked, manifest, 
 from flipnet.datasets import locate, read_split
 from flipnet.nn.core.store import load_npz
 from flipnet.nn.core.kinds import read_model
+from flipnet.nn.training.recipes import RECIPES
 
-# model -> the make target that trains it again (and checks it against the shipped file)
-RETRAIN = {
-    "conv1d": "make train-1d", "conv1d-fast": "make train-1d-fast", "fc1d": "make train-1d-fc",
-    "xornet1d": "make train-1d-best", "mlp2d": "make train-2d", "mlp2d-fast": "make train-2d-fast",
-    "logreg2d": "make train-2d-logreg", "convmlp2d": "make train-2d-conv",
-    "xormem2d": "make train-2d-xormem", "lookup2d": "make train-2d-lookup",
-    "featmem2d": "make train-2d-featmem", "convmem2d": "make train-2d-convmem",
-    "convmem2d-gated12-80-distil6m-r2": "make train-2d-best",
-}
+# model of record -> the make target that trains it again (its recipe's record)
+RETRAIN = {r.name: f"make {r.target}" for r in RECIPES.values() if r.ships}
 # the agents' files: (where training writes it, where it ships, the command that trains it,
 # the results that say how and by what it was trained)
 AGENT_FILES = {"es": (RESULTS_DIR / "es.json", "es.json", "make train-es", RESULTS_DIR / "es.json"),
                "nim": (shipped.SHIPPED / "nimWeights.txt", "../nimWeights.txt", "make train-nim", RESULTS_DIR / "nim.json")}
 # what an installed copy (no Makefile beside it) runs instead of a make target: a model's
-# recipes in turn (its own alone unless listed), or an agent's command
-INSTALLED_STAGES = {"convmem2d-gated12-80-distil6m-r2": ("convmem2d-gated12-80", "convmem2d-gated12-80-distil6m",
-                                                         "convmem2d-gated12-80-distil6m-r2")}
+# recipes in turn (`Recipe.trained_by`), or an agent's command
 INSTALLED_AGENTS = {"es": "flipnet train-es", "nim": "flipnet train-nim"}
 LARGE = ("6x6", "7x7")
 # what a model file records of the wall time its training took (a chain's next stage adds
@@ -250,7 +242,8 @@ def retrain_command(name, entry):
         return entry["retrain"]
     if name in INSTALLED_AGENTS:
         return INSTALLED_AGENTS[name]
-    return ", then ".join(f"flipnet train {recipe}" for recipe in INSTALLED_STAGES.get(name, (entry["recipe"],)))
+    stages = RECIPES[name].trained_by if name in RECIPES else (entry["recipe"],)
+    return ", then ".join(f"flipnet train {recipe}" for recipe in stages)
 
 
 def retrain_check(name, results_dir=RESULTS_DIR, data_dir=None):

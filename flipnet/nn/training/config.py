@@ -13,12 +13,13 @@ from pathlib import Path
 
 from flipnet.base.checks import MAX_SEED
 from flipnet.base.errors import FlipnetError
+from flipnet.nn.core.kinds import KINDS
 
 SCHEDULE_NAMES = ("constant", "cosine", "onecycle")
 OPTIMIZER_NAMES = ("sgd", "momentum", "adam")
 FLOAT32_TINY, FLOAT32_MAX = 1.1754944e-38, 3.4028235e38  # the smallest normal and the largest float32
 ARCHITECTURE_LIMITS = {"channels": 512, "layers": 32, "hidden": 4096}  # far past what trains here
-SIZED_MODELS = ("convmem2d",)  # the models whose network sizes (and --init, --draw) are settings
+SIZED_MODELS = tuple(k.name for k in KINDS.values() if k.sized)  # network sizes (and --init, --draw) are settings
 MAX_DRAWN_BOARDS = 1 << 24  # --draw: 128 MB of board states, far more than is worth labelling here
 MAX_WORKERS = 8  # --workers: processes of one training step
 # Settings of variants tried and not kept (docs/findings.md), with their neutral values: a

@@ -33,10 +33,26 @@ GATED12_80_DISTIL6M = {**GATED12_DISTIL6M, "workers": 2, "init": "results/convme
 
 @dataclass(frozen=True)
 class Recipe:
+    """A named run, and what the rest of flipnet knows of the model it makes: the Makefile's
+    target that trains it (`tests/test_recipes.py` checks the Makefile against it), whether
+    it is a model of record that ships and whether that target checks the file trained
+    again against the shipped one (`nn/evaluation/shipping.py` reads both), and the group of
+    tests that pins its settings and weights (`tests/recipe_pins.py`)."""
+
     name: str
     summary: str  # one line, for `flipnet train --list`
     settings: dict  # TrainConfig fields; "data" names a dataset of the registry
     paper: bool = False  # one of the original study's protocols
+    target: str = ""  # the make target that trains it (`make train RECIPE=NAME` trains any)
+    stages: tuple = ()  # the recipes its target trains in turn, ending with this one (default: this one)
+    ships: bool = False  # a model of record: `flipnet models --ship` takes it
+    checked: bool = False  # its target checks the file trained against the one that ships
+    pins: str = ""  # its group of tests/test_recipe_pins_*.py: paper, xor, convmem or convmem-two-cores
+
+    @property
+    def trained_by(self):
+        """The recipes its make target trains, in turn."""
+        return self.stages or (self.name,)
 
     def config(self):
         settings = dict(self.settings)
@@ -65,57 +81,77 @@ XORNET = dict(optimizer="adam", lr=0.002, batch=256, epochs=30, schedule="onecyc
               flush_denormals=True)
 
 RECIPES = {r.name: r for r in (
-    Recipe("conv1d", "the paper's 1D conv net, its protocol (make train-1d)",
-           {"model": "conv1d", **PAPER_1D}, paper=True),
-    Recipe("fc1d", "the paper's 1D dense comparison net, its protocol (make train-1d-fc)",
-           {"model": "fc1d", **PAPER_1D}, paper=True),
+    Recipe("conv1d", "the paper's 1D conv net, its protocol",
+           {"model": "conv1d", **PAPER_1D}, paper=True,
+           target="train-1d", ships=True, checked=True, pins="paper"),
+    Recipe("fc1d", "the paper's 1D dense comparison net, its protocol",
+           {"model": "fc1d", **PAPER_1D}, paper=True,
+           target="train-1d-fc", ships=True, pins="paper"),
     Recipe("conv1d-fast", "the 1D conv net: SGD 0.05 cosine, 250 epochs, reversal "
-           "augmentation and averaging (make train-1d-fast)", {"model": "conv1d", **FAST_1D}),
-    Recipe("xornet1d", "beyond the paper: XOR of the runs' learnt values (make train-1d-best)",
-           {"model": "xornet1d", "data": "flip1d", "bucket": 0, **XORNET, "epochs": 20}),
-    Recipe("mlp2d", "the paper's 2D MLP, its protocol: 200 epochs (make train-2d)",
-           {"model": "mlp2d", **PAPER_2D}, paper=True),
-    Recipe("mlp2d-long", "the paper's 2D protocol run for 400 epochs (make train-2d-long)",
-           {"model": "mlp2d", **PAPER_2D, "epochs": 400}),
-    Recipe("logreg2d", "logistic regression, the paper's 2D protocol (make train-2d-logreg)",
-           {"model": "logreg2d", **PAPER_2D}, paper=True),
+           "augmentation and averaging", {"model": "conv1d", **FAST_1D},
+           target="train-1d-fast", ships=True, checked=True, pins="paper"),
+    Recipe("xornet1d", "beyond the paper: XOR of the runs' learnt values",
+           {"model": "xornet1d", "data": "flip1d", "bucket": 0, **XORNET, "epochs": 20},
+           target="train-1d-best", ships=True, checked=True, pins="xor"),
+    Recipe("mlp2d", "the paper's 2D MLP, its protocol: 200 epochs",
+           {"model": "mlp2d", **PAPER_2D}, paper=True,
+           target="train-2d", ships=True, checked=True, pins="paper"),
+    Recipe("mlp2d-long", "the paper's 2D protocol run for 400 epochs",
+           {"model": "mlp2d", **PAPER_2D, "epochs": 400},
+           target="train-2d-long", pins="paper"),
+    Recipe("logreg2d", "logistic regression, the paper's 2D protocol",
+           {"model": "logreg2d", **PAPER_2D}, paper=True,
+           target="train-2d-logreg", ships=True, pins="paper"),
     Recipe("mlp2d-fast", "the 2D MLP: SGD 0.05 cosine, 50 epochs, symmetry augmentation and "
-           "averaging (make train-2d-fast)",
-           {"model": "mlp2d", **FAST_2D, "epochs": 50, "augment": "symmetry", "tta": True}),
-    Recipe("convmlp2d", "the paper's conv block + MLP: SGD 0.05 cosine, 20 epochs "
-           "(make train-2d-conv)", {"model": "convmlp2d", **FAST_2D, "epochs": 20}),
-    Recipe("xornet2d", "beyond the paper: XOR of the components' learnt values "
-           "(make train-2d-xornet)", {"model": "xornet2d", "data": "flip2d", "bucket": 1, **XORNET}),
-    Recipe("xormem2d", "xornet2d with a memory of the training shapes (make train-2d-xormem)",
-           {"model": "xormem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+           "averaging", {"model": "mlp2d", **FAST_2D, "epochs": 50, "augment": "symmetry", "tta": True},
+           target="train-2d-fast", ships=True, checked=True, pins="paper"),
+    Recipe("convmlp2d", "the paper's conv block + MLP: SGD 0.05 cosine, 20 epochs",
+           {"model": "convmlp2d", **FAST_2D, "epochs": 20},
+           target="train-2d-conv", ships=True, pins="paper"),
+    Recipe("xornet2d", "beyond the paper: XOR of the components' learnt values",
+           {"model": "xornet2d", "data": "flip2d", "bucket": 1, **XORNET},
+           target="train-2d-xornet", pins="xor"),
+    Recipe("xormem2d", "xornet2d with a memory of the training shapes",
+           {"model": "xormem2d", "data": "flip2d", "bucket": 1, **XORNET},
+           target="train-2d-xormem", ships=True, checked=True, pins="xor"),
     Recipe("lookup2d", "baseline, no learning: component values read from the training labels, "
-           "an unseen shape given its size's most common value (make train-2d-lookup)",
-           {"model": "lookup2d", "data": "flip2d", "bucket": 1}),
+           "an unseen shape given its size's most common value",
+           {"model": "lookup2d", "data": "flip2d", "bucket": 1},
+           target="train-2d-lookup", ships=True, checked=True, pins="xor"),
     Recipe("featmem2d", "beyond the paper, size-free: a network on shape descriptions, with a "
-           "memory of training shapes (make train-2d-featmem)",
-           {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET}),
+           "memory of training shapes",
+           {"model": "featmem2d", "data": "flip2d", "bucket": 1, **XORNET},
+           target="train-2d-featmem", ships=True, pins="xor"),
     Recipe("convmem2d", "beyond the paper, size-free: the lookup table, and a masked convolution "
-           "over a shape's cells trained on it for the shapes it lacks (make train-2d-convmem)",
-           CONVMEM),
-    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4 (make "
-           "train-2d-convmem-deep)", {**CONVMEM, "layers": 8}),
-    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24 (make "
-           "train-2d-convmem-deep48)", {**CONVMEM, "layers": 8, "epochs": 48}),
-    Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs (make "
-           "train-2d-deep12)", {**CONVMEM, "layers": 12, "epochs": 56}),
+           "over a shape's cells trained on it for the shapes it lacks", CONVMEM,
+           target="train-2d-convmem", ships=True, pins="convmem"),
+    Recipe("convmem2d-deep", "convmem2d with 8 residual layers instead of 4",
+           {**CONVMEM, "layers": 8},
+           target="train-2d-convmem-deep", pins="convmem"),
+    Recipe("convmem2d-deep48", "convmem2d-deep trained for 48 epochs instead of 24",
+           {**CONVMEM, "layers": 8, "epochs": 48},
+           target="train-2d-convmem-deep48", pins="convmem"),
+    Recipe("convmem2d-deep12", "convmem2d-deep48 with 12 residual layers over 56 epochs",
+           {**CONVMEM, "layers": 12, "epochs": 56},
+           target="train-2d-deep12", pins="convmem"),
     Recipe("convmem2d-gated12", "convmem2d-deep12 whose residual branches start shut behind learnt "
-           "gates (ReZero): it starts shallow and grows into its depth (make train-2d-gated12)",
-           {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True}),
+           "gates (ReZero): it starts shallow and grows into its depth",
+           {**CONVMEM, "layers": 12, "epochs": 56, "residual_gates": True},
+           target="train-2d-gated12", pins="convmem"),
     Recipe("convmem2d-gated12-distil6m", "convmem2d-gated12 taught 8 epochs more on the new shapes of 6M "
-           "random boards, valued by its own 1-ply mex: the best on one core (make "
-           "train-2d-gated12-distil6m)", GATED12_DISTIL6M),
+           "random boards, valued by its own 1-ply mex: the best on one core", GATED12_DISTIL6M,
+           target="train-2d-gated12-distil6m", pins="convmem"),
     Recipe("convmem2d-gated12-80", "convmem2d-gated12 over 80 epochs, each step shared by two "
-           "processes: the best model's first stage (make train-2d-best)", GATED12_80),
+           "processes: the best model's first stage", GATED12_80,
+           pins="convmem-two-cores"),
     Recipe("convmem2d-gated12-80-distil6m", "the distillation stage from convmem2d-gated12-80, on two "
-           "processes: the best model's second stage (make train-2d-best)", GATED12_80_DISTIL6M),
+           "processes: the best model's second stage", GATED12_80_DISTIL6M,
+           pins="convmem-two-cores"),
     Recipe("convmem2d-gated12-80-distil6m-r2", "the distillation again, from convmem2d-gated12-80-distil6m "
-           "and with its 1-ply labels: the best 2D model by validation (make train-2d-best)",
-           {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"}),
+           "and with its 1-ply labels: the best 2D model by validation",
+           {**GATED12_80_DISTIL6M, "init": "results/convmem2d-gated12-80-distil6m.npz"},
+           target="train-2d-best", ships=True, checked=True, pins="convmem-two-cores",
+           stages=("convmem2d-gated12-80", "convmem2d-gated12-80-distil6m", "convmem2d-gated12-80-distil6m-r2")),
 )}
 
 
@@ -150,5 +186,11 @@ def paper_protocol(config):
 def listing():
     """One line per recipe, for `flipnet train --list`."""
     width = max(len(n) for n in RECIPES)
-    return "\n".join(f"{r.name:<{width}}  {'[paper] ' if r.paper else ''}{r.summary}"
+    return "\n".join(f"{r.name:<{width}}  {'[paper] ' if r.paper else ''}{r.summary}{_made_by(r)}"
                      for r in RECIPES.values())
+
+
+def _made_by(r):
+    """" (make TARGET)" of the target that trains the recipe, alone or as a stage."""
+    targets = [o.target for o in RECIPES.values() if o.target and r.name in o.trained_by]
+    return f" (make {targets[0]})" if targets else ""
