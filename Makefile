@@ -317,4 +317,4 @@ results/eval-$(BEST)-seed%-7x7-1ply.json: results/eval-$(BEST)-seed%-5x5.json | 
 	$(call evaluate,,$(BEST)-seed$*)
 
 clean: ## remove the virtual environment, generated data and results
-	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) data/*.h5 results .pytest_cache .hypothesis *.egg-info .numba-tests

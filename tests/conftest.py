@@ -1,12 +1,18 @@
 import os
 from functools import lru_cache, partial
+from pathlib import Path
 
 import pytest
 
 os.environ["FLIPNET_PROGRESS"] = "0"
 # Numba's LLVM at -O1, for the suite and the commands it runs: a cold compile of convmem2d's
 # training graph takes 80 s against 106 s at the default -O3, and every pinned digest is the same.
-os.environ.setdefault("NUMBA_OPT", "1")
+# Their compiled kernels go to a cache of their own: Numba's cache key does not hold the
+# optimisation level, so kernels cached beside the sources would serve -O1 code to the
+# checkout's own commands (`make bench` among them) after a `make test`.
+if "NUMBA_OPT" not in os.environ:
+    os.environ["NUMBA_OPT"] = "1"
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".numba-tests"))
 # The Cram solver's endgame database is not loaded by a command's solver, nor built in the
 # user's cache (453 MB) by a test: the tests that need one build a small one where they say.
 os.environ["FLIPNET_ENDGAME"] = "off"
