@@ -111,7 +111,8 @@ def test_a_game_registered_once_is_offered_everywhere(capsys):
 
     assert "take12" not in _help(capsys)
     with registered(TOY):
-        assert "take12" in _help(capsys)  # the command's choices
+        shown = _help(capsys)
+        assert "take12" in shown and "take12: a pile like 7" in " ".join(shown.split())  # choices, and its form
         assert main(["value", "take12", "8", "--json"]) in (None, 0)
         answer = json.loads(capsys.readouterr().out)
         assert (answer["nim_value"], [m["move"] for m in answer["winning_moves"]]) == (2, ["2"])

@@ -12,7 +12,6 @@ from flipnet.base.checks import check_seconds
 from flipnet.base.errors import BadInput, BadType, brief
 
 
-
 def on_a_board(game):
     """Whether the registered game `game` (a name) is played on a board of cells."""
     return games.registration(game).board

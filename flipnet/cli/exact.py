@@ -27,8 +27,8 @@ def parse_solve(sub):
 def parse_value(sub):
     p = sub.add_parser("value", help="value, winner and winning moves of one position")
     p.add_argument("game", choices=game_names())
-    p.add_argument("position", nargs="?", help="flip/gridnim: rows of 0/1 joined by '/'; halfnim: a pile "
-                   "size; nim: heap sizes like 1,3,5; '-': one position a line from standard input, "
+    forms = "; ".join(f"{name}: {games.registration(name).form[1]}" for name in game_names())
+    p.add_argument("position", nargs="?", help=f"{forms}; '-': one position a line from standard input, "
                    "one JSON line each")
     p.add_argument("--file", metavar="FILE", help="one position a line from FILE, one JSON line each "
                    "(a bad line is reported with its number; the rest go on)")
