@@ -244,6 +244,7 @@ def test_a_cancelled_search_says_so(page, url):
 def test_with_hints_off_the_moves_are_in_board_order(page, url):
     page.goto(f"{url}?p=11011/11111/00111")
     shown_value(page)
+    page.wait_for_load_state("networkidle")  # the network's column in place: no reflow moves the box under the click
     page.select_option("#opponent", "random")
     page.select_option("#first", "you")
     page.uncheck("#hints")
