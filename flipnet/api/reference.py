@@ -23,8 +23,7 @@ This page is generated from the docstrings: `make api-docs` writes it again.
 
 GAMES = """## games
 
-`flipnet.games.make(name, **options)` builds a game by name (`flip`, `gridnim`,
-`halfnim`, `nim`) with the options it takes (`shape=(rows, cols)`, `heaps=`, `misere=`,
+`flipnet.games.make(name, **options)` builds a game by name ({names}) with the options it takes (`shape=(rows, cols)`, `heaps=`, `misere=`,
 `max_take=`); `flipnet.games.for_position(name, text)` sizes one to a position. A game's
 states are integers (a board: bit `r*cols + c` is cell `(r, c)`; Nim: a tuple of heaps),
 its moves bitmasks or tuples: `legal_moves(state)`, `play(state, move)`, `parse(text)`,
@@ -37,6 +36,16 @@ its moves bitmasks or tuples: `legal_moves(state)`, `play(state, move)`, `parse(
 >>> [game.format(game.play(state, m)) for m in game.legal_moves(state)][:2]
 ['001/011', '101/001']
 ```
+
+A game of your own is a rules class with those methods (and `name`, `rule`, `OPTIONS`,
+`configure`, `for_position`, `is_over`, `parse_move`, `check_playable`) and one
+`flipnet.games.register(flipnet.games.Registration(rules=..., theory=..., ...))`: the
+registration says how its positions are valued (a theory such as
+`flipnet.solve.position.ClosedForm(function)`), how a position is written, which players a
+page offers and how large a position may be. From then on the program's `flipnet.value`,
+`flipnet.cli.main` and an explorer it starts offer it like the others
+(`flipnet.games.registered(...)` offers it for a `with` block; `tests/test_registry.py`
+registers a complete one).
 """
 
 
@@ -84,7 +93,7 @@ def markdown():
         if name in ("__version__", "games"):
             continue
         lines += _section(name, getattr(flipnet, name))
-    lines.append(GAMES)
+    lines.append(GAMES.replace("{names}", ", ".join(f"`{n}`" for n in flipnet.games.registry.names())))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -18,7 +18,7 @@ from flipnet.games.flip import FlipGame
 from flipnet.games.gridnim import GridNim
 from flipnet.games.halfnim import HalfNim
 from flipnet.games.nim import Nim
-from flipnet.games.registry import Registration, register, registration
+from flipnet.games.registry import Registration, register, registered, registration
 
 for _game in (flip, nim, halfnim, gridnim):  # the order of the explorer's menus
     register(_game.REGISTRATION)
@@ -41,7 +41,7 @@ class _Rules(Mapping):
 GAMES = _Rules()
 
 __all__ = ["GAMES", "BoardGame", "FlipGame", "GridNim", "HalfNim", "Nim", "Registration", "make",
-           "for_position", "parse_shape", "register", "registration", "stuck_player_wins"]
+           "for_position", "parse_shape", "register", "registered", "registration", "stuck_player_wins"]
 
 
 def _game_class(name):
