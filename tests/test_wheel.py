@@ -61,11 +61,13 @@ def test_the_wheel_answers_from_an_empty_folder(tmp_path):
           str(clone)], tmp_path, os.environ)
     wheel, = dist.glob("flipnet-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
-    _run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "--disable-pip-version-check", str(wheel)],
-         tmp_path, os.environ)
+    # a new environment without a pip of its own (3 s less): this one's pip installs into it
+    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(venv)],
+                   check=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "--disable-pip-version-check"]
+    _run([*pip, "install", "-q", "--no-deps", str(wheel)], tmp_path, os.environ)
     _borrow_dependencies(venv)
-    _run([str(venv / "bin" / "python"), "-m", "pip", "check", "--disable-pip-version-check"], tmp_path, os.environ)
+    _run([*pip, "check"], tmp_path, os.environ)
 
     empty = tmp_path / "elsewhere"
     empty.mkdir()
