@@ -82,7 +82,7 @@ def unregister(name):
 
 @contextlib.contextmanager
 def registered(registration):
-    """A game offered for the length of a `with` block (a test's, or a session's)."""
+    """A game offered for the length of a `with` block (a test's, or a notebook's)."""
     register(registration)
     try:
         yield registration
