@@ -510,6 +510,37 @@ def test_populate_maps_every_page_of_the_table_and_keeps_what_it_holds():
     assert mapping_of(small.ctypes.data + small.nbytes // 2)["THPeligible"] == "0" and not small.any()
 
 
+def test_a_stop_is_heard_between_the_chunks_a_table_is_mapped_in(monkeypatch):
+    """A large table is mapped a chunk at a time, each told to the progress bar, and a stop
+    asked for (a Ctrl-C inside a deferred block) ends the mapping after the chunk under way:
+    an 8 GB table mapped in one call, while the kernel reclaimed memory, kept a Ctrl-C
+    waiting 9 s. The pages left come as they are touched."""
+    from flipnet.base import signals
+    from flipnet.solve.cram import memory
+
+    kernel = tuple(int(x) for x in os.uname().release.split(".")[:2])
+    if kernel < (5, 14):
+        pytest.skip("this kernel cannot map a table's pages ahead")
+    monkeypatch.setattr(memory, "POPULATE_CHUNK", 1 << 20)
+    page = os.sysconf("SC_PAGE_SIZE")
+    table = memory.zeroed_table(1 << 18, 2)  # 4 MB: four chunks
+    told = []
+    assert memory.populate(table, huge_pages=False, progress=told.append)
+    assert told == [1 << 20] * 4 and pages_present(table) == table.nbytes // page
+
+    table, told = memory.zeroed_table(1 << 18, 2), []
+
+    def stop_after_the_second(length):
+        told.append(length)
+        if len(told) == 2:
+            signals.request()
+
+    with signals.deferred():
+        assert not memory.populate(table, huge_pages=False, progress=stop_after_the_second)
+    assert told == [1 << 20] * 2 and pages_present(table) == 2 * (1 << 20) // page
+    assert not table.any()  # the rest still reads as zeros, mapped as it is touched
+
+
 def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
     import threading
 

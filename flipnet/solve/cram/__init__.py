@@ -19,6 +19,7 @@ import numpy as np
 from flipnet.base.cores import check_search_workers, usable_cores
 from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
+from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
@@ -40,6 +41,7 @@ WIDE_ENTRY_WORDS = 4  # a wide table's entry: the key's two words, the meta word
 MIN_WIDE_LOG = 10  # a wide table before any wide component comes: 32 kB
 TABLE_SHARE = 2  # a table takes at most half the usable memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
+SHOWN_TABLE_BYTES = 1 << 30  # a table this large may take seconds to map: a bar says so
 # From this table (log2 of its entries) on, the pages are 2 MB: fewer TLB misses pay for the
 # seconds the system may take to find them (4x11, 2^24: 7.1 s in 4 kB pages, 8.4 s in 2 MB;
 # 6x7, 2^25: 2 MB pages 1.5-2 s faster in all, docs/cram.md step 6)
@@ -265,9 +267,16 @@ class CramSolver:
             if wide and memory is not None:  # the wide table takes as many bytes: each its half of the share
                 memory //= 2
             self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
-        if largest >= POPULATE_FROM and self._populated is not self.tt:  # 1 GB: 0.1-2 s, once
+        if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is reclaimed
             # two workers faulting pages in one by one wait for each other
-            populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
+            shown = bar(self.tt.nbytes, "mapping the search's table", unit="B", more_than=SHOWN_TABLE_BYTES) \
+                if self.supervisor.progress else None
+            try:
+                populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM,
+                         progress=None if shown is None else shown.update)
+            finally:
+                if shown is not None:
+                    shown.close()
             self._populated = self.tt
         if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
             self.use_wide_table(self.tt_log - 1)

@@ -39,6 +39,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from flipnet.base import signals
 from flipnet.base.errors import FlipnetError
 
 
@@ -89,11 +90,17 @@ def zeroed_table(rows, columns, dtype=np.uint64):
 MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and later
 
 
-def populate(table, huge_pages=True):
+POPULATE_CHUNK = 64 << 20  # bytes mapped a call: a stop asked for between two is heard within a second
+
+
+def populate(table, huge_pages=True, progress=None):
     """Map every page of a `zeroed_table` now, writable, its contents kept, in 2 MB pages
     where the system gives them (those not yet touched) if `huge_pages`, else in 4 kB
     pages; True if done (False where the platform cannot: the pages then come as they are
-    touched)."""
+    touched). It maps POPULATE_CHUNK bytes at a time (8 GB: 0.7 s with the memory free,
+    25 s where the kernel first had to reclaim it): a stop asked for (base/signals.py) ends
+    it between two, the pages left coming as they are touched, and `progress(bytes)` is
+    told of each."""
     memory = table.base  # views of views, then NumPy's memoryview of the mapping
     while isinstance(memory, np.ndarray):
         memory = memory.base
@@ -104,23 +111,32 @@ def populate(table, huge_pages=True):
     try:
         if huge_pages and hasattr(mmap, "MADV_HUGEPAGE"):  # read at random: in 4 kB pages, a TLB miss a probe
             memory.madvise(mmap.MADV_HUGEPAGE)
-        _madvise_without_the_gil(memory, MADV_POPULATE_WRITE)
+        return _madvise_without_the_gil(memory, MADV_POPULATE_WRITE, progress)
     except (OSError, ValueError):
         return False
-    return True
 
 
-def _madvise_without_the_gil(memory, advice):
-    """`memory.madvise(advice)` through libc, which lets other threads run while the kernel
-    works (Python's own call holds the GIL: faulting a 512 MB table in took the explorer's
-    request threads 1.5 s of silence)."""
+def _madvise_without_the_gil(memory, advice, progress=None):
+    """`memory.madvise(advice)` through libc, chunk by chunk, which lets other threads run
+    while the kernel works (Python's own call holds the GIL: faulting a 512 MB table in
+    took the explorer's request threads 1.5 s of silence) and a stop be heard between
+    chunks (one call for an 8 GB table kept a Ctrl-C waiting 9 s, as the kernel reclaimed
+    memory for it at 250 MB a second); False if stopped."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
     view = np.frombuffer(memory, dtype=np.uint8)
     try:
-        if libc.madvise(ctypes.c_void_p(view.ctypes.data), ctypes.c_size_t(view.size), ctypes.c_int(advice)):
-            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        start = view.ctypes.data
+        for offset in range(0, view.size, POPULATE_CHUNK):
+            if signals.requested():
+                return False
+            length = min(POPULATE_CHUNK, view.size - offset)
+            if libc.madvise(ctypes.c_void_p(start + offset), ctypes.c_size_t(length), ctypes.c_int(advice)):
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+            if progress is not None:
+                progress(length)
+        return True
     finally:
         del view
 
