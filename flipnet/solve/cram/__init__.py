@@ -269,14 +269,7 @@ class CramSolver:
             self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is reclaimed
             # two workers faulting pages in one by one wait for each other
-            shown = bar(self.tt.nbytes, "mapping the search's table", unit="B", more_than=SHOWN_TABLE_BYTES) \
-                if self.supervisor.progress else None
-            try:
-                populate(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM,
-                         progress=None if shown is None else shown.update)
-            finally:
-                if shown is not None:
-                    shown.close()
+            self._map(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
             self._populated = self.tt
         if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
             self.use_wide_table(self.tt_log - 1)
@@ -291,9 +284,20 @@ class CramSolver:
                     table = zeroed_table(1 << size, WIDE_ENTRY_WORDS)
                 except (MemoryError, OSError):
                     continue
-                populate(table, huge_pages=size >= HUGE_PAGES_FROM - 1)
+                self._map(table, huge_pages=size >= HUGE_PAGES_FROM - 1, what="the wide components' table")
                 self.wide_tt, self.wide_log = table, size
                 return
+
+    def _map(self, table, huge_pages, what="the search's table"):
+        """Map a table's pages now (`memory.populate`), under a bar where it is large enough
+        to take seconds and the solver shows progress."""
+        shown = bar(table.nbytes, f"mapping {what}", unit="B", more_than=SHOWN_TABLE_BYTES) \
+            if self.supervisor.progress else None
+        try:
+            populate(table, huge_pages=huge_pages, progress=None if shown is None else shown.update)
+        finally:
+            if shown is not None:
+                shown.close()
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):
         """Values of many positions of one rows x cols board (at most 64 cells), given as
