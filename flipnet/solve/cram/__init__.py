@@ -267,7 +267,7 @@ class CramSolver:
             if wide and memory is not None:  # the wide table takes as many bytes: each its half of the share
                 memory //= 2
             self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
-        if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is reclaimed
+        if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is slow to come
             # two workers faulting pages in one by one wait for each other
             self._map(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
             self._populated = self.tt

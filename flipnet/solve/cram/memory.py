@@ -98,7 +98,7 @@ def populate(table, huge_pages=True, progress=None):
     where the system gives them (those not yet touched) if `huge_pages`, else in 4 kB
     pages; True if done (False where the platform cannot: the pages then come as they are
     touched). It maps POPULATE_CHUNK bytes at a time (8 GB: 0.7 s with the memory free,
-    25 s where the kernel first had to reclaim it): a stop asked for (base/signals.py) ends
+    25 s where the system first had to find it): a stop asked for (base/signals.py) ends
     it between two, the pages left coming as they are touched, and `progress(bytes)` is
     told of each."""
     memory = table.base  # views of views, then NumPy's memoryview of the mapping
@@ -120,7 +120,7 @@ def _madvise_without_the_gil(memory, advice, progress=None):
     """`memory.madvise(advice)` through libc, chunk by chunk, which lets other threads run
     while the kernel works (Python's own call holds the GIL: faulting a 512 MB table in
     took the explorer's request threads 1.5 s of silence) and a stop be heard between
-    chunks (one call for an 8 GB table kept a Ctrl-C waiting 9 s, as the kernel reclaimed
+    chunks (one call for an 8 GB table kept a Ctrl-C waiting 9 s, as the system found
     memory for it at 250 MB a second); False if stopped."""
     import ctypes
 
