@@ -613,6 +613,34 @@ def test_a_time_limit_holds_for_every_search_of_a_question_together():
     solver._run(_patient(1.0))  # the limit ends with the question
 
 
+def test_a_time_limit_or_a_cancel_ends_the_mapping_of_a_large_table_too(monkeypatch):
+    """The mapping of a large table is part of the question: past the limit, or cancelled,
+    it stops between two chunks (an 8 GB table had `--timeout 1` answered after 27 s), the
+    search then stops at once, and the message names the limit as it was given, not what
+    was left of it when the solver was loaded."""
+    from flipnet.solve.cram import memory
+
+    if tuple(int(x) for x in os.uname().release.split(".")[:2]) < (5, 14):
+        pytest.skip("this kernel cannot map a table's pages ahead")
+    monkeypatch.setattr(memory, "POPULATE_CHUNK", 1 << 20)
+    solver = CramSolver(progress=False, tt_log=10)
+    table = memory.zeroed_table(1 << 18, 2)  # 4 MB, four chunks
+    with solver.time_limit(60):
+        assert solver._map(table, huge_pages=False)
+    late = memory.zeroed_table(1 << 18, 2)
+    with solver.time_limit(0.01, asked=1.0):
+        time.sleep(0.02)
+        assert not solver._map(late, huge_pages=False)
+        with pytest.raises(FlipnetError, match=r"^no answer within --timeout 1 s \(0 positions searched\)$"):
+            solver._run(_patient(1.0))
+    assert pages_present(late) == 0
+    cancelled = memory.zeroed_table(1 << 18, 2)
+    with solver.time_limit(60):  # the explorer's next question cancels the one under way
+        solver.supervisor.cancel()
+        assert not solver._map(cancelled, huge_pages=False)
+    assert pages_present(cancelled) == 0
+
+
 def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, monkeypatch):
     """Building it takes about 20 s, longer than most limits: the search goes on without
     it, and the timeout says so; outside a limit it is built as before."""

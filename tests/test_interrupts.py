@@ -125,6 +125,19 @@ def test_a_long_search_stops_at_once(tmp_path, workers):
     assert re.fullmatch(r"flipnet value: interrupted after [\d,]+ positions? searched", line), line
 
 
+def test_a_timeout_holds_while_the_table_is_mapped(tmp_path):
+    """7x9 maps a table of gigabytes before its search, which can take tens of seconds where
+    the memory is slow to come: `--timeout 1` holds through it, in a fresh process whose
+    solver is loaded inside the question, and names the limit as given."""
+    board = "/".join(["1" * 9] * 7)
+    begun = time.perf_counter()
+    done = run(["value", "flip", board, "--no-moves", "--timeout", "1"], tmp_path)
+    took = time.perf_counter() - begun
+    assert done.returncode == 2 and stderr_lines(done.stderr)[-1].startswith(
+        "flipnet value: error: no answer within --timeout 1 s ("), done.stderr
+    assert took < 1 + 6, took  # the limit, and the command's start (its imports, Numba's cache)
+
+
 @pytest.mark.parametrize("program, after", [(FLIPNET, 0.2), (FLIPNET, 0.3), (FLIPNET, 0.5),
                                             (SCRIPT, 0.2), (SCRIPT, 0.3)],
                          ids=["module-0.2", "module-0.3", "module-0.5", "script-0.2", "script-0.3"])

@@ -175,7 +175,8 @@ def solver():
         if not limit["entered"]:
             limit["entered"] = True
             left = None if limit["seconds"] is None else limit["seconds"] - (time.perf_counter() - limit["since"])
-            limit["stack"].enter_context(search.time_limit(left if left is None else max(left, 1e-3)))
+            limit["stack"].enter_context(search.time_limit(left if left is None else max(left, 1e-3),
+                                                           asked=limit["seconds"]))
     return search
 
 

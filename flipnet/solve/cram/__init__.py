@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from flipnet.base import signals
 from flipnet.base.cores import check_search_workers, usable_cores
 from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
@@ -269,8 +270,8 @@ class CramSolver:
             self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is slow to come
             # two workers faulting pages in one by one wait for each other
-            self._map(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM)
-            self._populated = self.tt
+            if self._map(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM):
+                self._populated = self.tt  # else the next question maps the rest
         if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
             self.use_wide_table(self.tt_log - 1)
 
@@ -290,11 +291,14 @@ class CramSolver:
 
     def _map(self, table, huge_pages, what="the search's table"):
         """Map a table's pages now (`memory.populate`), under a bar where it is large enough
-        to take seconds and the solver shows progress."""
+        to take seconds and the solver shows progress; a Ctrl-C, a cancel or the question's
+        time limit ends it (the search then stops at once and says why). True if all were
+        mapped."""
         shown = bar(table.nbytes, f"mapping {what}", unit="B", more_than=SHOWN_TABLE_BYTES) \
             if self.supervisor.progress else None
         try:
-            populate(table, huge_pages=huge_pages, progress=None if shown is None else shown.update)
+            return populate(table, huge_pages=huge_pages, progress=None if shown is None else shown.update,
+                            stopped=lambda: signals.requested() or self.supervisor.ended())
         finally:
             if shown is not None:
                 shown.close()
@@ -407,13 +411,14 @@ class CramSolver:
         self.supervisor.cancel()
 
     @contextlib.contextmanager
-    def time_limit(self, seconds):
+    def time_limit(self, seconds, asked=None):
         """One limit in seconds (None: none) for every search a question takes (its value,
-        then each component's moves), where `timeout` limits each search alone. Inside it,
-        a missing endgame database is not built (that takes longer than most limits): the
-        search goes on without it, and a timeout says so. A question begins here: a
-        `cancel` asked before it is forgotten."""
-        with self.supervisor.time_limit(seconds):
+        then each component's moves, and the mapping of its table), where `timeout` limits
+        each search alone; `asked`: the limit as given, where `seconds` is what is left of
+        it. Inside it, a missing endgame database is not built (that takes longer than most
+        limits): the search goes on without it, and a timeout says so. A question begins
+        here: a `cancel` asked before it is forgotten."""
+        with self.supervisor.time_limit(seconds, asked):
             try:
                 yield
             finally:

@@ -93,14 +93,14 @@ MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)  # Linux 5.14 and
 POPULATE_CHUNK = 64 << 20  # bytes mapped a call: a stop asked for between two is heard within a second
 
 
-def populate(table, huge_pages=True, progress=None):
+def populate(table, huge_pages=True, progress=None, stopped=signals.requested):
     """Map every page of a `zeroed_table` now, writable, its contents kept, in 2 MB pages
     where the system gives them (those not yet touched) if `huge_pages`, else in 4 kB
     pages; True if done (False where the platform cannot: the pages then come as they are
     touched). It maps POPULATE_CHUNK bytes at a time (8 GB: 0.7 s with the memory free,
-    25 s where the system first had to find it): a stop asked for (base/signals.py) ends
-    it between two, the pages left coming as they are touched, and `progress(bytes)` is
-    told of each."""
+    25 s where the system first had to find it): `stopped()` true (by default: a stop
+    asked for, base/signals.py) ends it between two, the pages left coming as they are
+    touched, and `progress(bytes)` is told of each."""
     memory = table.base  # views of views, then NumPy's memoryview of the mapping
     while isinstance(memory, np.ndarray):
         memory = memory.base
@@ -111,12 +111,12 @@ def populate(table, huge_pages=True, progress=None):
     try:
         if huge_pages and hasattr(mmap, "MADV_HUGEPAGE"):  # read at random: in 4 kB pages, a TLB miss a probe
             memory.madvise(mmap.MADV_HUGEPAGE)
-        return _madvise_without_the_gil(memory, MADV_POPULATE_WRITE, progress)
+        return _madvise_without_the_gil(memory, MADV_POPULATE_WRITE, progress, stopped)
     except (OSError, ValueError):
         return False
 
 
-def _madvise_without_the_gil(memory, advice, progress=None):
+def _madvise_without_the_gil(memory, advice, progress=None, stopped=signals.requested):
     """`memory.madvise(advice)` through libc, chunk by chunk, which lets other threads run
     while the kernel works (Python's own call holds the GIL: faulting a 512 MB table in
     took the explorer's request threads 1.5 s of silence) and a stop be heard between
@@ -129,7 +129,7 @@ def _madvise_without_the_gil(memory, advice, progress=None):
     try:
         start = view.ctypes.data
         for offset in range(0, view.size, POPULATE_CHUNK):
-            if signals.requested():
+            if stopped():
                 return False
             length = min(POPULATE_CHUNK, view.size - offset)
             if libc.madvise(ctypes.c_void_p(start + offset), ctypes.c_size_t(length), ctypes.c_int(advice)):

@@ -40,16 +40,23 @@ class Supervisor:
         self._cancel.set()
 
     @contextlib.contextmanager
-    def time_limit(self, seconds):
+    def time_limit(self, seconds, asked=None):
         """One limit in seconds (None: none) for every search of a question; a question
-        begins here, so a `cancel` asked before it is forgotten."""
+        begins here, so a `cancel` asked before it is forgotten. `asked`: the limit as the
+        user gave it, where `seconds` is what is left of it (a question that began before
+        the solver was loaded), which a timeout's message names."""
         self._cancel.clear()
         if seconds is not None:
-            self.deadline, self.limit = time.perf_counter() + seconds, seconds
+            self.deadline, self.limit = time.perf_counter() + seconds, seconds if asked is None else asked
         try:
             yield
         finally:
             self.deadline = self.limit = None
+
+    def ended(self):
+        """Whether the question under way was cancelled or its time limit has passed: the
+        work before its search (mapping a table) stops too."""
+        return self._cancel.is_set() or self.deadline is not None and time.perf_counter() > self.deadline
 
     def wait_for_left(self):
         """Let a kernel left behind end: it stops at once when it begins, since the stop
