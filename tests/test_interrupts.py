@@ -115,8 +115,9 @@ def test_a_long_search_stops_at_once(tmp_path, workers):
     board = "/".join(["1" * 9] * 7)  # 7x9: hours of search
     log = tmp_path / "stderr.txt"
     with open(log, "w") as err:
+        # a table of 1 GB, not the machine's half: its mapping is not what this test stops
         proc = start(["value", "flip", board, "--no-moves", "--workers", workers], tmp_path, stderr=err,
-                     env=environment(FLIPNET_PROGRESS="1"))
+                     env=environment(FLIPNET_PROGRESS="1", FLIPNET_MEMORY_LIMIT="2G"))
         code, out, _ = interrupt_when(proc, lambda: "search:" in log.read_text(), settle=0.0)  # its bar, not the table's
     assert code == 130 and out == ""
     lines = stderr_lines(log.read_text())
