@@ -146,7 +146,8 @@ def _text(position, game, what="position"):
     program may hold one (rows of 0/1 cells, heap sizes, a pile), each checked."""
     if isinstance(position, str):
         return position
-    held_as = games.registration(game).held_as
+    registered = games.registration(game)
+    held_as = registered.held_as
     if held_as == "pile" and arguments.is_whole(position):
         return str(arguments.whole(what, position, 1, optional=False))
     if held_as == "cells" and not isinstance(position, (bytes, dict, set)) and np.ndim(position) >= 1:
@@ -154,7 +155,7 @@ def _text(position, game, what="position"):
         return "/".join("".join("1" if cell else "0" for cell in row) for row in cells.tolist())
     if held_as == "heaps" and isinstance(position, (list, tuple, np.ndarray)):
         return ",".join(str(h) for h in arguments.heap_list(position, what))
-    example = {"cells": "'1101/0111' or a 2D array of 0/1"}.get(held_as, repr(games.registration(game).start))
+    example = {"cells": "'1101/0111' or a 2D array of 0/1"}.get(held_as, repr(registered.start))
     raise BadType(f"cannot read {brief(position)} as a {game} {what}: give its text, e.g. {example}")
 
 

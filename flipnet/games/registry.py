@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from flipnet.base.errors import BadInput
+from flipnet.games.board import BoardGame
 
 
 @dataclass(frozen=True)
@@ -50,16 +51,7 @@ class Registration:
     @property
     def board(self):
         """Whether a position is a board of cells (`games.BoardGame`)."""
-        from flipnet.games.board import BoardGame
-
         return issubclass(self.rules, BoardGame)
-
-    def misshapen(self, text):
-        """Why `text` is not written as this game's positions are, or None."""
-        pattern, words = self.form
-        if re.fullmatch(pattern, text):
-            return None
-        return f"{text[:40]!r} is not a {self.name} position: write {words}"
 
 
 REGISTRY = {}  # name -> Registration, in the order registered

@@ -584,14 +584,20 @@ class Paused(Exception):
     """The searches paused for a checkpoint (never leaves the solver)."""
 
 
+def _whole(variable, value, unit=""):
+    """A setting given as a number, or as the text of an environment variable."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise FlipnetError(f"{variable}={value!r} is not a whole number{unit}") from None
+
+
 def check_wide_from(cells):
     """The cells from which a box is searched by the wide kernels: 4 to 65 (65, two words,
     unless a check of the wide kernels asks for fewer: FLIPNET_WIDE_FROM)."""
-    if isinstance(cells, str):
-        try:
-            cells = int(cells)
-        except ValueError:
-            raise FlipnetError(f"FLIPNET_WIDE_FROM={cells!r} is not a whole number of cells") from None
+    cells = _whole("FLIPNET_WIDE_FROM", cells, " of cells")
     if not 4 <= cells <= search.NARROW + 1:
         raise FlipnetError(f"FLIPNET_WIDE_FROM must be a number of cells from 4 to {search.NARROW + 1}, got {cells}")
     return cells
@@ -601,11 +607,7 @@ def check_sets_up_to(value):
     """The largest value a question may want and still go by sets (docs/cram.md, step 5):
     -1 to 63, -1 for value by value everywhere (FLIPNET_SETS_UP_TO: the other method, for a
     second computation of a value that shares nothing but the code)."""
-    if isinstance(value, str):
-        try:
-            value = int(value)
-        except ValueError:
-            raise FlipnetError(f"FLIPNET_SETS_UP_TO={value!r} is not a whole number") from None
+    value = _whole("FLIPNET_SETS_UP_TO", value)
     if not -1 <= value <= 63:
         raise FlipnetError(f"FLIPNET_SETS_UP_TO must be from -1 (value by value everywhere) to 63 (sets "
                            f"everywhere), got {value}")
