@@ -144,6 +144,55 @@ def test_a_new_question_cancels_the_one_under_way(server):
     assert answered(server, "/api/position", {"game": "flip", "position": "111/111"})["value"] == 1
 
 
+def test_a_cancel_before_the_first_search_of_a_question_is_heard():
+    """A question does work of its own before its first search (reading the position, the
+    small-board recursion): a cancel asked then still stops it, rather than being forgotten
+    when the search begins and leaving every later question waiting for its end."""
+    from flipnet.base.errors import Cancelled
+    from flipnet.explore.questions import Questions
+    from flipnet.solve.cram.supervisor import Supervisor
+
+    class Solver:  # the part of the Cram solver that questions use, with its real supervisor
+        supervisor = Supervisor(progress=False)
+        begin_question, cancel = supervisor.begin_question, supervisor.cancel
+
+        def report(self):
+            return {"positions": 0}
+
+    solver = Solver()
+    reached_search = threading.Event()
+
+    def long_question():
+        time.sleep(0.3)  # before its first search
+        with solver.supervisor.time_limit(None):
+            reached_search.set()
+            ends = time.perf_counter() + 10
+            while not solver.supervisor.ended():
+                if time.perf_counter() > ends:
+                    return "never heard the cancel"
+                time.sleep(0.01)
+            raise Cancelled("cancelled")
+
+    questions = Questions(solver)
+    first = questions.ask("long", long_question)
+    time.sleep(0.1)
+    questions.cancel(first.number)
+    assert not reached_search.is_set()
+    started = time.perf_counter()
+    second = questions.ask("small", lambda: 1)
+    second.wait(15)
+    assert (second.status, second.answer) == ("done", 1)
+    assert time.perf_counter() - started < 2, "the small question waited for the cancelled one"
+    assert first.status == "cancelled" and first.answer is None
+    solver.cancel()  # a cancel that came too late for its question is forgotten by the next
+    third = questions.ask("again", long_question)
+    time.sleep(0.5)
+    assert third.status == "running" and reached_search.is_set()
+    questions.cancel(third.number)
+    third.wait(5)
+    assert third.status == "cancelled"
+
+
 def test_a_question_past_the_limit_ends_and_leaves_the_solver_free(server):
     explorer, _ = server
     explorer.limit = 0.5

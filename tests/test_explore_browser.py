@@ -5,10 +5,14 @@ moves, the network's disagreements, a whole game, the Nim page, history, the key
 axe-core's rules. FLIPNET_WRITE_SCREENSHOTS=1 keeps the page's pictures in data/figures/
 (the README shows one: `make screenshots`)."""
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -44,9 +48,28 @@ def url(tmp_path_factory):
     line = process.stdout.readline()
     found = re.match(r"flipnet explore: (http://127\.0\.0\.1:\d+/)", line)
     assert found, (line, process.stderr.read() if process.poll() is not None else "")
+    warm_up(found.group(1))
     yield found.group(1)
     process.terminate()
     process.communicate(timeout=30)
+
+
+def warm_up(url, seconds=600):
+    """The server's first search compiles its kernels (half a minute with Numba's cache
+    cold, longer beside other tests): asked here once, so that no page's wait below
+    measures the compiler. The page shows that wait as progress; its own test is the
+    cancelled search's."""
+    question = _get(url, "api/position", game="flip", position="11111/11111/11111/11111/11111")
+    ends = time.monotonic() + seconds
+    while question["status"] == "running" and time.monotonic() < ends:
+        time.sleep(0.25)
+        question = _get(url, "api/question", question=question["question"])
+    assert question["status"] == "done", question
+
+
+def _get(url, path, **params):
+    with urllib.request.urlopen(f"{url}{path}?{urllib.parse.urlencode(params)}", timeout=60) as response:
+        return json.load(response)
 
 
 @pytest.fixture(scope="module")

@@ -24,9 +24,16 @@ class Question:
         self._solver, self._before = None, 0  # the solver's count of positions as it began
         self._done = threading.Event()
 
-    def run(self, gate, solver):
-        with gate:  # the previous question has ended: it was cancelled before this one began
-            if self.status == "running":
+    def run(self, gate, lock, solver):
+        """On the solver once the previous question has left it (`gate`): that one was
+        cancelled before this one began. Under `lock` a cancel either comes before this
+        question begins (then it never does) or after its solver forgets the last cancel."""
+        with gate:
+            with lock:
+                begins = self.status == "running"
+                if begins:
+                    solver.begin_question()
+            if begins:
                 self._solver, self._before = solver, solver.report()["positions"]
                 try:
                     self.answer, self.status = self._work(), "done"
@@ -82,7 +89,7 @@ class Questions:
             for number in sorted(self._kept)[:-KEPT]:
                 del self._kept[number]
             self._current = question
-        threading.Thread(target=question.run, args=(self._gate, self.solver), daemon=True).start()
+        threading.Thread(target=question.run, args=(self._gate, self._lock, self.solver), daemon=True).start()
         return question
 
     def get(self, number):

@@ -407,8 +407,11 @@ class CramSolver:
 
     def cancel(self):
         """From another thread: stop the question under way (its searches end with
-        `Cancelled`) until the next question begins (`time_limit`)."""
+        `Cancelled`) until the next question begins (`begin_question`)."""
         self.supervisor.cancel()
+
+    def begin_question(self):
+        self.supervisor.begin_question()
 
     @contextlib.contextmanager
     def time_limit(self, seconds, asked=None):
@@ -416,8 +419,7 @@ class CramSolver:
         then each component's moves, and the mapping of its table), where `timeout` limits
         each search alone; `asked`: the limit as given, where `seconds` is what is left of
         it. Inside it, a missing endgame database is not built (that takes longer than most
-        limits): the search goes on without it, and a timeout says so. A question begins
-        here: a `cancel` asked before it is forgotten."""
+        limits): the search goes on without it, and a timeout says so."""
         with self.supervisor.time_limit(seconds, asked):
             try:
                 yield

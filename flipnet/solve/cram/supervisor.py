@@ -39,13 +39,18 @@ class Supervisor:
         """From another thread: stop the question under way until the next one begins."""
         self._cancel.set()
 
+    def begin_question(self):
+        """A new question: a `cancel` of the last one is forgotten. Its asker calls this
+        where no cancel can slip in between its own check and this (explore/questions.py),
+        not when the question's first search begins, which would forget a cancel asked in
+        the meantime."""
+        self._cancel.clear()
+
     @contextlib.contextmanager
     def time_limit(self, seconds, asked=None):
-        """One limit in seconds (None: none) for every search of a question; a question
-        begins here, so a `cancel` asked before it is forgotten. `asked`: the limit as the
-        user gave it, where `seconds` is what is left of it (a question that began before
-        the solver was loaded), which a timeout's message names."""
-        self._cancel.clear()
+        """One limit in seconds (None: none) for every search of a question. `asked`: the
+        limit as the user gave it, where `seconds` is what is left of it (a question that
+        began before the solver was loaded), which a timeout's message names."""
         if seconds is not None:
             self.deadline, self.limit = time.perf_counter() + seconds, seconds if asked is None else asked
         try:
