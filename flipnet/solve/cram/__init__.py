@@ -22,6 +22,7 @@ from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
+from flipnet.solve.cram.bits import is_point_symmetric_zero
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.cram.supervisor import Supervisor
@@ -193,6 +194,7 @@ class CramSolver:
         domino: the other components keep their nimbers, so each move asks only for its own
         component's remainder, all of one component's remainders in one search call."""
         parts = components(cells, with_origin=True)
+        self._prepare([part[:3] for part in parts])  # the moves are searched, the mirror's zeros too
         values = self.component_values([part[:3] for part in parts])
         total = int(np.bitwise_xor.reduce(values, initial=0))
         moves = []
@@ -212,14 +214,16 @@ class CramSolver:
         return total, sorted(moves)
 
     def component_values(self, parts):
-        """Nimbers of components given as (bits, h, w) frames."""
-        try:
-            self._prepare_for(parts)
-        except KeyboardInterrupt:  # Ctrl-C while the database loads or the table is mapped: one line, as in a search
-            self._raise_stopped(search.INTERRUPTED, 0)
+        """Nimbers of components given as (bits, h, w) frames. A component the mirror rule
+        answers is 0 at once: no table is grown and mapped for it (the full 8x8 board's
+        8.6 GB took 19 s, for an answer the search gives at its first position)."""
+        mirrored = {k for k, (bits, h, w) in enumerate(parts) if self._mirror_zero(bits, h, w)}
+        self._prepare([part for k, part in enumerate(parts) if k not in mirrored])
         values = np.zeros(len(parts), np.int64)
         searched = []
         for k, (bits, h, w) in enumerate(parts):
+            if k in mirrored:
+                continue
             if min(h, w) == 1:  # a straight run (or one cell): Kayles' closed form, no search
                 values[k] = dawson_kayles(max(h, w))
             elif self.is_wide(h, w):  # two words
@@ -247,6 +251,18 @@ class CramSolver:
             raise FlipnetError(f"a {h}x{w} position has a nimber of 64 or more, past the search's sets of values")
         check_nimbers(out, [bin(int(m)).count("1") for m in masks])
         return out
+
+    def _mirror_zero(self, bits, h, w):
+        """The search's own first test of a component (`is_point_symmetric_zero`), where it
+        applies: the mirror rule on, a box of one word that is not a straight run."""
+        return bool(self.control[search.MIRROR]) and min(h, w) > 1 and not self.is_wide(h, w) and \
+            is_point_symmetric_zero(np.uint64(bits), h, w)
+
+    def _prepare(self, parts):
+        try:
+            self._prepare_for(parts)
+        except KeyboardInterrupt:  # Ctrl-C while the database loads or the table is mapped: one line, as in a search
+            self._raise_stopped(search.INTERRUPTED, 0)
 
     def _prepare_for(self, parts):
         """Load the database, grow the table and map its pages, as these components call for."""
