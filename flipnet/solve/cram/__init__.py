@@ -54,7 +54,7 @@ SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on t
 # By the box's shorter side, at most: ((at most these cells, log2 of the table's entries),
 # ...), and the log beyond the last of them
 TABLE_SIZES = (
-    (3, ((36, 18), (41, 20), (44, 22), (47, 24)), 26),
+    (3, ((36, 18), (41, 20), (44, 22), (47, 24), (57, 26)), 28),
     (5, ((36, 20), (41, 22), (44, 24), (47, 26), (49, 28)), 29),
     (MAX_FRAME, ((36, 22), (44, 25), (49, 26)), 29),
 )
@@ -67,7 +67,9 @@ def table_log(cells, side):
     measured with two workers (docs/cram.md, step 9): 5x8 fastest with 2^22, 4x11 with 2^24
     (6.3 s against 6.7 s with 2^26), 5x9 with 2^26 (20.2 s against 23.7 s with 2^28), 6x7
     with 2^25 and 7x7 with 2^26 (a larger table searched as many positions and cost
-    seconds more to map); 5x10 stored 344 million entries, more than 2^28 hold."""
+    seconds more to map); 5x10 stored 344 million entries, more than 2^28 hold. Three
+    rows past 57 cells search hundreds of millions of positions: 3x20 searched 435 million
+    with 2^26, 293 million (27% less time) with 2^28."""
     steps, beyond = next((steps, beyond) for widest, steps, beyond in TABLE_SIZES if side <= widest)
     log = next((log for most, log in steps if cells <= most), beyond)
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
