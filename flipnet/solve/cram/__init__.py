@@ -196,7 +196,7 @@ class CramSolver:
         domino: the other components keep their nimbers, so each move asks only for its own
         component's remainder, all of one component's remainders in one search call."""
         parts = components(cells, with_origin=True)
-        self._prepare([part[:3] for part in parts])  # the moves are searched, the mirror's zeros too
+        self._prepare([part[:3] for part in parts])  # every component's moves are searched, a mirror zero's too
         values = self.component_values([part[:3] for part in parts])
         total = int(np.bitwise_xor.reduce(values, initial=0))
         moves = []
