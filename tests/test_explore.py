@@ -160,34 +160,35 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
             return {"positions": 0}
 
     solver = Solver()
-    reached_search = threading.Event()
+    searching = {"first": threading.Event(), "third": threading.Event()}
 
-    def long_question():
-        time.sleep(0.3)  # before its first search
-        with solver.supervisor.time_limit(None):
-            reached_search.set()
-            ends = time.perf_counter() + 10
-            while not solver.supervisor.ended():
-                if time.perf_counter() > ends:
-                    return "never heard the cancel"
-                time.sleep(0.01)
-            raise Cancelled("cancelled")
+    def long_question(name):
+        def work():
+            time.sleep(0.3)  # before its first search
+            with solver.supervisor.time_limit(None):
+                searching[name].set()
+                ends = time.perf_counter() + 10
+                while not solver.supervisor.ended():
+                    if time.perf_counter() > ends:
+                        return "never heard the cancel"
+                    time.sleep(0.01)
+                raise Cancelled("cancelled")
+        return work
 
     questions = Questions(solver)
-    first = questions.ask("long", long_question)
+    first = questions.ask("first", long_question("first"))
     time.sleep(0.1)
     questions.cancel(first.number)
-    assert not reached_search.is_set()
     started = time.perf_counter()
     second = questions.ask("small", lambda: 1)
     second.wait(15)
     assert (second.status, second.answer) == ("done", 1)
     assert time.perf_counter() - started < 2, "the small question waited for the cancelled one"
+    first.wait(5)
     assert first.status == "cancelled" and first.answer is None
     solver.cancel()  # a cancel that came too late for its question is forgotten by the next
-    third = questions.ask("again", long_question)
-    time.sleep(0.5)
-    assert third.status == "running" and reached_search.is_set()
+    third = questions.ask("third", long_question("third"))
+    assert searching["third"].wait(10) and third.status == "running"
     questions.cancel(third.number)
     third.wait(5)
     assert third.status == "cancelled"
