@@ -653,6 +653,38 @@ def test_a_time_limit_or_a_cancel_ends_the_mapping_of_a_large_table_too(monkeypa
     assert pages_present(cancelled) == 0
 
 
+def test_a_search_waiting_for_a_kernel_left_behind_hears_a_cancel_and_its_time_limit(monkeypatch):
+    """A kernel left behind (compiling, deaf to its stop) holds the table until it ends:
+    the next search waits for it, but a cancel or the question's time limit ends the wait
+    with the usual line, and a call that changes nothing (the same workers) does not wait."""
+    from flipnet.base.errors import Cancelled, TimedOut
+    from flipnet.solve.cram import warm
+
+    started = []
+    monkeypatch.setattr(warm, "start_in_background", lambda with_endgame: started.append(with_endgame))
+    solver = CramSolver(progress=False, tt_log=10)
+    release = threading.Event()
+    left = threading.Thread(target=release.wait, args=(60,), daemon=True)
+    left.start()
+    solver.supervisor.left = [left]
+    board = full(4, 5) - {(0, 0)}  # searched: no mirror zero, not a straight run
+    begin = time.perf_counter()
+    solver.use_workers(solver.workers)
+    assert time.perf_counter() - begin < 0.1
+    threading.Timer(0.3, solver.cancel).start()
+    with pytest.raises(Cancelled, match=r"^cancelled after 0 positions searched$"):
+        solver.value(board)
+    solver.begin_question()
+    with solver.time_limit(0.3), pytest.raises(TimedOut, match=r"^no answer within --timeout 0.3 s \(the search "
+                                                               r"had not begun: Numba compiles it"):
+        solver.value(board)
+    assert time.perf_counter() - begin < 2.5 and started == [False] and left.is_alive()
+    release.set()
+    left.join()
+    assert solver.value(board) == CramSolver(progress=False, tt_log=10, mirror=False).value(board)
+    assert solver.supervisor.left == []
+
+
 def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, monkeypatch):
     """Building it takes about 20 s, longer than most limits: the search goes on without
     it, and the timeout says so; outside a limit it is built as before."""

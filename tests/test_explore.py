@@ -144,6 +144,38 @@ def test_a_new_question_cancels_the_one_under_way(server):
     assert answered(server, "/api/position", {"game": "flip", "position": "111/111"})["value"] == 1
 
 
+def test_a_cancel_while_the_first_compile_goes_on_leaves_no_question_waiting_for_it(server):
+    """A new install's first search compiles for half a minute, and a cancelled kernel
+    that had not begun is left behind until it ends. The question cancelled while it waits
+    for that kernel ends at once, and a position the recursion answers does not wait at
+    all (each waited 31 s for the compile)."""
+    from flipnet.solve.cram import CramSolver
+
+    explorer, _ = server
+    supervisor = explorer.questions.solver.supervisor
+    searched = "01111/11111/11111/11111/11111"  # past the recursion's 20 cells
+    release = threading.Event()
+    compiling = threading.Thread(target=release.wait, args=(60,), daemon=True)  # a kernel left behind
+    compiling.start()
+    supervisor.left = [compiling]
+    try:
+        status, waiting, _ = request(server, "/api/position", params={"game": "flip", "position": searched})
+        assert waiting["status"] == "running" and waiting["positions"] == 0
+        started = time.perf_counter()
+        request(server, "/api/cancel", method="POST", params={"question": waiting["question"]})
+        assert answered(server, "/api/position", {"game": "flip", "position": "111/111"})["value"] == 1
+        assert time.perf_counter() - started < 3
+        status, old, _ = request(server, "/api/question", params={"question": waiting["question"]})
+        assert old["status"] == "cancelled" and old["seconds"] < 5
+        assert compiling.is_alive() and supervisor.left == [compiling]  # the next search still waits for it
+    finally:
+        release.set()
+        compiling.join()
+    expected = CramSolver(progress=False, tt_log=16, mirror=False).value(
+        {(r, c) for r in range(5) for c in range(5)} - {(0, 0)})
+    assert answered(server, "/api/position", {"game": "flip", "position": searched})["value"] == expected
+
+
 def test_a_cancel_before_the_first_search_of_a_question_is_heard():
     """A question does work of its own before its first search (reading the position, the
     small-board recursion): a cancel asked then still stops it, rather than being forgotten

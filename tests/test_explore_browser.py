@@ -24,6 +24,7 @@ from flipnet.games import FlipGame
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 except ImportError:  # pragma: no cover - told, not silent
     sync_playwright = None
@@ -99,7 +100,11 @@ def shot(page, name):
 
 
 def shown_value(page):
-    page.wait_for_selector("#value")
+    try:
+        page.wait_for_selector("#value")
+    except PlaywrightTimeout:  # what the page says instead
+        said = {name: page.text_content(name) for name in ("#summary", "#progress", "#text-error")}
+        raise AssertionError(f"no value shown for {page.url}: {said}") from None
     return int(page.text_content("#value").split()[-1])
 
 

@@ -127,6 +127,7 @@ class CramSolver:
         self.paths = search.paths(workers)
         self._busy = threading.Lock()  # held while a kernel runs
         self.supervisor = Supervisor(timeout, progress)
+        self.workers = None
         self.use_workers(workers)
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
@@ -297,7 +298,7 @@ class CramSolver:
         """A table of 2^log entries for wide components (32 bytes each: as many bytes as
         the table's 2^(log + 1)), mapped at once; empty, as `use_table`'s."""
         with self._busy:
-            self.supervisor.wait_for_left()
+            self._wait_for_left()
             for size in range(log, self.wide_log, -1):
                 try:
                     table = zeroed_table(1 << size, WIDE_ENTRY_WORDS)
@@ -357,7 +358,7 @@ class CramSolver:
             return run
 
         with self._busy:
-            self.supervisor.wait_for_left()
+            self._wait_for_left()
             self.supervisor.run([job(w) for w in range(threads)], controls, stats, progress)
         if len(finished) < lanes or any(c[search.STOP] in (search.INTERRUPTED, search.CANCELLED) for c in controls):  # asked to stop as it ended
             self._raise_stopped(max(int(c[search.STOP]) for c in controls),
@@ -463,7 +464,7 @@ class CramSolver:
         the system refuses the mapping (a limit `usable_memory` could not see), the
         largest smaller one it grants that is still larger than the present one."""
         with self._busy:
-            self.supervisor.wait_for_left()
+            self._wait_for_left()
             for log in range(tt_log, self.tt_log, -1):
                 try:
                     table = zeroed_table(1 << log, 2)
@@ -474,10 +475,15 @@ class CramSolver:
 
     def use_workers(self, workers):
         """Search each component with `workers` threads from the next call on (1 to
-        MAX_WORKERS; more than the usable cores only take turns on them)."""
+        MAX_WORKERS; more than the usable cores only take turns on them). As many as now:
+        nothing to change, and nothing waited for (every `flipnet.value` names its workers,
+        a position the recursion answers too, which a kernel left behind compiling kept
+        waiting for half a minute in the explorer)."""
         check_search_workers(workers)
+        if workers == self.workers:
+            return
         with self._busy:
-            self.supervisor.wait_for_left()
+            self._wait_for_left()
             self.workers = workers
             self.control[search.SHARED] = int(workers > 1)
             if self.paths.shape[0] < workers:
@@ -494,7 +500,7 @@ class CramSolver:
         time: they share the table and the scratch buffers, so a second caller waits,
         and so does the next caller after a kernel left behind."""
         with self._busy:
-            self.supervisor.wait_for_left()
+            self._wait_for_left()
             self._run_alone(kernel, *args, watch=watch)
 
     def _calls(self, kernel, args):
@@ -571,6 +577,14 @@ class CramSolver:
             self.control[search.STOP] = 0
             return
         self._raise_stopped(int(self.control[search.STOP]), int(self.counts()[search.NODES]) - nodes_before)
+
+    def _wait_for_left(self):
+        """`Supervisor.wait_for_left`, and a question stopped meanwhile ends as a search
+        stopped before its first position (the explorer: a cancel during the first
+        compile left every later question, a small one too, waiting for it, 31 s)."""
+        reason = self.supervisor.wait_for_left()
+        if reason:
+            self._raise_stopped(reason, 0)
 
     def _raise_stopped(self, reason, searched):
         """The one-line error of a search stopped before its answer, for `reason` (a STOP

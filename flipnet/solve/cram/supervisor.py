@@ -6,7 +6,7 @@ question's `time_limit` for all of its searches), and turns Ctrl-C and `cancel` 
 stop written to the kernels' control words, which they read at every position. A kernel
 that has not begun (Numba compiling it) cannot read its stop: after STOP_GRACE seconds
 the caller leaves it behind, and the next run waits for it to end, since it holds the
-table and the scratch buffers.
+table and the scratch buffers; a question stopped while it waits stops waiting.
 """
 
 import contextlib
@@ -63,13 +63,30 @@ class Supervisor:
         work before its search (mapping a table) stops too."""
         return self._cancel.is_set() or self.deadline is not None and time.perf_counter() > self.deadline
 
+    def stopped_by(self):
+        """Why the question under way must stop before its search (a STOP value: a Ctrl-C,
+        a cancel, its time limit), or 0."""
+        if signals.requested():
+            return search.INTERRUPTED
+        if self._cancel.is_set():
+            return search.CANCELLED
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return search.OUT_OF_TIME
+        return 0
+
     def wait_for_left(self):
         """Let a kernel left behind end: it stops at once when it begins, since the stop
-        it was asked for is still set."""
+        it was asked for is still set. That may be a compile of half a minute, which a
+        question that is stopped meanwhile does not wait out: then the reason
+        (`stopped_by`), else 0 once they have ended."""
         for thread in self.left:
             while thread.is_alive():
                 thread.join(0.2)
+                reason = self.stopped_by()
+                if reason:
+                    return reason
         self.left = []
+        return 0
 
     def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False, carry=None):
         """Run each job (a kernel call, or several in turn) in a thread of its own while
