@@ -286,6 +286,28 @@ def test_with_hints_off_the_moves_are_in_board_order(page, url):
     assert page.locator("#board circle.win-mark").count() == 0
 
 
+def test_two_quick_edits_reach_the_server_in_the_order_they_were_made(page, url):
+    """The server's new question cancels the one under way: were the older edit's request
+    to arrive last, it would cancel the newer one and the page would say "cancelled".
+    The older one's request is held back 0.8 s in the page; the newer is sent after it."""
+    page.add_init_script("""
+        const real = window.fetch;
+        window.sent = [];
+        window.fetch = async (url, options) => {
+          if (String(url).includes("position=011%2F111")) await new Promise((r) => setTimeout(r, 800));
+          window.sent.push(String(url));
+          return real(url, options);
+        };""")
+    page.goto(f"{url}?p=111/111")
+    shown_value(page)
+    page.click("#board rect[data-r='0'][data-c='0']")
+    page.click("#board rect[data-r='1'][data-c='1']")
+    page.wait_for_function("() => document.getElementById('text').value === '011/101'")
+    assert shown_value(page) == flipnet.value("011/101").value
+    asked = [u.split("position=")[1].split("&")[0] for u in page.evaluate("window.sent") if "/api/position" in u]
+    assert asked == ["111%2F111", "011%2F111", "011%2F101"]
+
+
 def test_the_board_and_the_moves_from_the_keyboard(page, url):
     page.goto(f"{url}?p=111/111")
     shown_value(page)

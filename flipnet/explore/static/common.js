@@ -18,8 +18,24 @@ const flipnet = (() => {
 
   // An exact question: its answer, after polling while the solver works. `progress(q)`
   // sees each report; `stale()` says the page no longer wants it (then null comes back).
+  // The server's new question cancels the one under way, so a page's questions reach it in
+  // the order they were asked: each is sent once the one before has its first reply (a
+  // moment at most), and not at all if the page no longer wants it by then. Two edits in
+  // quick succession could otherwise arrive the wrong way round, the older cancelling the
+  // newer, and the page would show "cancelled" where nobody cancelled.
+  let previous = Promise.resolve();
   async function ask(path, params, progress, stale) {
-    let q = await get(path, params);
+    const before = previous;
+    let replied;
+    previous = new Promise((resolve) => { replied = resolve; });
+    let q;
+    try {
+      await before;
+      if (stale()) return null;
+      q = await get(path, params);
+    } finally {
+      replied();
+    }
     while (q.status === "running") {
       if (stale()) return null;
       progress(q);
