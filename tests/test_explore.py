@@ -161,6 +161,7 @@ def test_a_cancel_while_the_first_compile_goes_on_leaves_no_question_waiting_for
     try:
         status, waiting, _ = request(server, "/api/position", params={"game": "flip", "position": searched})
         assert waiting["status"] == "running" and waiting["positions"] == 0
+        assert waiting["compiling"].startswith("compiling the solver (once")  # the page shows it, not "0 positions"
         started = time.perf_counter()
         request(server, "/api/cancel", method="POST", params={"question": waiting["question"]})
         assert answered(server, "/api/position", {"game": "flip", "position": "111/111"})["value"] == 1
@@ -190,6 +191,9 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
 
         def report(self):
             return {"positions": 0}
+
+        def compiling(self):
+            return False
 
     solver = Solver()
     searching = {"first": threading.Event(), "third": threading.Event()}

@@ -90,7 +90,10 @@
   function showProgress() {
     const q = page.asking;
     $("progress").hidden = !q;
-    if (q) $("progress-text").textContent = `${q.positions.toLocaleString()} positions searched, ${q.seconds.toFixed(1)} s`;
+    if (q) {
+      const what = q.compiling || `${q.positions.toLocaleString()} positions searched`;  // the server's words
+      $("progress-text").textContent = `${what}, ${q.seconds.toFixed(1)} s`;
+    }
   }
 
   // Every edit outside a game is a step of the browser's history (Back and Forward, the

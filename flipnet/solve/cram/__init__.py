@@ -432,6 +432,9 @@ class CramSolver:
     def begin_question(self):
         self.supervisor.begin_question()
 
+    def compiling(self):
+        return self.supervisor.compiling()
+
     @contextlib.contextmanager
     def time_limit(self, seconds, asked=None):
         """One limit in seconds (None: none) for every search a question takes (its value,

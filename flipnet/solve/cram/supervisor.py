@@ -32,6 +32,7 @@ class Supervisor:
         self.seconds = 0.0  # spent in searches, all of them
         self.deadline = self.limit = None  # time_limit(): the question's end, and its seconds
         self.left = []  # the kernels' threads the caller stopped waiting for
+        self._compiling = None  # the run under way's `compiling`
         self._cancel = threading.Event()
         self.pause_at = None  # when the searches pause for a checkpoint (perf_counter), or None
 
@@ -62,6 +63,13 @@ class Supervisor:
         """Whether the question under way was cancelled or its time limit has passed: the
         work before its search (mapping a table) stops too."""
         return self._cancel.is_set() or self.deadline is not None and time.perf_counter() > self.deadline
+
+    def compiling(self):
+        """Whether the search waits for Numba (the kernel under way, or one left behind: a
+        kernel that has begun hears its stop, so one left behind is still compiling), for
+        a progress report from another thread."""
+        running = self._compiling
+        return bool(self.left) or (running is not None and running())
 
     def stopped_by(self):
         """Why the question under way must stop before its search (a STOP value: a Ctrl-C,
@@ -124,6 +132,7 @@ class Supervisor:
             start, nodes_before = carry.setdefault("start", start), carry.setdefault("nodes", nodes_before)
             line, shown = carry.get("line"), carry.get("shown")
         with signals.deferred():
+            self._compiling = compiling
             for worker in workers:
                 worker.start()
             try:
@@ -177,6 +186,7 @@ class Supervisor:
                 if line is not None and carry is None:
                     line.close()
                 self.seconds += time.perf_counter() - began
+                self._compiling = None
         if watch is not None:
             watch(total(search.DONE) - done_before)
         if failed:
