@@ -204,7 +204,7 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
             with solver.supervisor.time_limit(None):
                 searching[name].set()
                 ends = time.perf_counter() + 10
-                while not solver.supervisor.ended():
+                while not solver.supervisor.stopped_by():
                     if time.perf_counter() > ends:
                         return "never heard the cancel"
                     time.sleep(0.01)

@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 
-from flipnet.base import signals
 from flipnet.base.cores import check_search_workers, usable_cores
 from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
@@ -197,8 +196,7 @@ class CramSolver:
         domino: the other components keep their nimbers, so each move asks only for its own
         component's remainder, all of one component's remainders in one search call."""
         parts = components(cells, with_origin=True)
-        self._prepare([part[:3] for part in parts])  # every component's moves are searched, a mirror zero's too
-        values = self.component_values([part[:3] for part in parts])
+        values = self.component_values([part[:3] for part in parts], moves_next=True)
         total = int(np.bitwise_xor.reduce(values, initial=0))
         moves = []
         for (bits, h, w, r0, c0), v in zip(parts, values):
@@ -216,12 +214,13 @@ class CramSolver:
                 moves.append((((r0 + a // w, c0 + a % w), (r0 + b // w, c0 + b % w)), rest ^ int(after)))
         return total, sorted(moves)
 
-    def component_values(self, parts):
+    def component_values(self, parts, moves_next=False):
         """Nimbers of components given as (bits, h, w) frames. A component the mirror rule
         answers is 0 at once: no table is grown and mapped for it (the full 8x8 board's
-        8.6 GB took 19 s, for an answer the search gives at its first position)."""
+        8.6 GB took 19 s, for an answer the search gives at its first position), unless
+        every component's moves are searched next (`moves_next`)."""
         mirrored = {k for k, (bits, h, w) in enumerate(parts) if self._mirror_zero(bits, h, w)}
-        self._prepare([part for k, part in enumerate(parts) if k not in mirrored])
+        self._prepare(parts if moves_next else [part for k, part in enumerate(parts) if k not in mirrored])
         values = np.zeros(len(parts), np.int64)
         searched = []
         for k, (bits, h, w) in enumerate(parts):
@@ -317,7 +316,7 @@ class CramSolver:
             if self.supervisor.progress else None
         try:
             return populate(table, huge_pages=huge_pages, progress=None if shown is None else shown.update,
-                            stopped=lambda: signals.requested() or self.supervisor.ended())
+                            stopped=lambda: bool(self.supervisor.stopped_by()))
         finally:
             if shown is not None:
                 shown.close()

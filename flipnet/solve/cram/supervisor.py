@@ -59,11 +59,6 @@ class Supervisor:
         finally:
             self.deadline = self.limit = None
 
-    def ended(self):
-        """Whether the question under way was cancelled or its time limit has passed: the
-        work before its search (mapping a table) stops too."""
-        return self._cancel.is_set() or self.deadline is not None and time.perf_counter() > self.deadline
-
     def compiling(self):
         """Whether the search waits for Numba (the kernel under way, or one left behind: a
         kernel that has begun hears its stop, so one left behind is still compiling), for
@@ -73,7 +68,8 @@ class Supervisor:
 
     def stopped_by(self):
         """Why the question under way must stop before its search (a STOP value: a Ctrl-C,
-        a cancel, its time limit), or 0."""
+        a cancel, its time limit), or 0: the work before a search (mapping a table,
+        waiting for a kernel left behind) stops too."""
         if signals.requested():
             return search.INTERRUPTED
         if self._cancel.is_set():
