@@ -20,12 +20,23 @@ PYTHON_LINKER = [sys.executable, str(Path(__file__).with_name("python_linker_com
 
 
 def limits(file_size=None):
+    """The limits a command runs under, applied in its process before it starts. With a
+    `file_size`, its writes past it fail with EFBIG, as on a full disk: give such a process
+    `bytecode_unwritten` too."""
     def apply():
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-        if file_size is not None:  # writes past it fail with EFBIG, as on a full disk
+        if file_size is not None:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     return apply
+
+
+def bytecode_unwritten(env, file_size):
+    """`env` for a process that runs under a file size limit: Python writes the bytecode of
+    a module it imports for the first time with one write() whose count it does not check,
+    so under the limit it would leave a cut .pyc behind, and every later import of that
+    module would fail (EOFError) until it is deleted."""
+    return env if file_size is None else {**env, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def environment(**extra):
@@ -38,7 +49,7 @@ def run(argv, cwd, timeout=600, file_size=None, env=None, stdin="", program=FLIP
     """`program`: `python -m flipnet` or another way to start it (PYTHON_LINKER, SCRIPT)."""
     return subprocess.run([*program, *map(str, argv)], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, input=stdin, preexec_fn=limits(file_size),
-                          env=env or environment())
+                          env=bytecode_unwritten(env or environment(), file_size))
 
 
 class CommandServer:

@@ -30,7 +30,7 @@ import sys
 import time
 
 import flipnet
-from cli_cases import limits
+from cli_cases import bytecode_unwritten, limits
 
 IMPORT_TIME_VARIABLES = ("FLIPNET_FLOAT", "FLIPNET_HEAP", "OPENBLAS_NUM_THREADS")
 
@@ -41,7 +41,8 @@ def child(request, out_fd, err_fd):
     try:
         os.chdir(request["cwd"])
         os.environ.clear()
-        os.environ.update(request["env"])
+        os.environ.update(bytecode_unwritten(request["env"], request.get("file_size")))
+        sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         limits(request.get("file_size"))()
         if request.get("python_linker"):
             python_linker_quietly()

@@ -9,6 +9,7 @@ partial output, no temporary file.
 
 import json
 import queue
+import sys
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -358,6 +359,21 @@ CASES = [
     ("data-seed-underscore", ["data", "--seed", "1_0"], "argument --seed: invalid int value: '1_0'"),
     ("value-timeout-underscore", ["value", "flip", "11", "--timeout", "1_0"], "invalid float value: '1_0'"),
 ]
+
+
+def test_a_process_under_a_file_size_limit_leaves_no_cut_bytecode(tmp_path):
+    """The corpus's commands under a file size limit import modules no other command has
+    imported: had one written their bytecode, cut at the limit, every later import of them
+    would fail, in the suite and in the user's environment after it."""
+    (tmp_path / "sizeable.py").write_text("".join(f"def f{i}(a):\n    return a + {i}\n" for i in range(200)))
+    env = environment(PYTHONDONTWRITEBYTECODE="", PYTHONPATH=str(tmp_path))
+    python = [sys.executable, "-c"]
+    limited = run(["import sizeable; print(sizeable.f7(1))"], tmp_path, file_size=360, env=env, program=python)
+    assert (limited.returncode, limited.stdout) == (0, "8\n"), limited.stderr
+    assert not list(tmp_path.rglob("*.pyc"))
+    again = run(["import sizeable; print(sizeable.f9(1))"], tmp_path, env=env, program=python)
+    assert (again.returncode, again.stdout) == (0, "10\n"), again.stderr
+    assert list(tmp_path.rglob("*.pyc")), "without a limit, the bytecode is written as usual"
 
 
 def test_the_corpus_is_large_and_named_once():
