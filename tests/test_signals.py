@@ -132,3 +132,37 @@ def test_a_ctrl_c_lost_in_a_weakref_callback_prints_nothing(tmp_path):
     done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout == "stops\n"
     assert "CtrlC" not in done.stderr and "ValueError: not a Ctrl-C" in done.stderr
+
+
+def test_a_ctrl_c_that_c_code_printed_and_replaced_by_an_import_error_ends_as_a_stop(tmp_path):
+    """Numba's and numpy's C code, loading a module, print the exception that came
+    (`PyErr_Print`, which calls `sys.excepthook`) and raise an ImportError in its place,
+    with no link to it: a Ctrl-C in a command's first moments came out as a traceback and
+    "internal error (ImportError: numba._devicearray failed to import)". It is one line
+    and status 130, and any other exception printed that way is still printed."""
+    program = tmp_path / "replaced.py"
+    program.write_text(
+        "import argparse, os, signal, sys\n"
+        "from flipnet import cli\n"
+        "def loads_a_module(args):\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        for _ in range(1000): pass\n"
+        "    except KeyboardInterrupt as exc:\n"
+        "        sys.excepthook(type(exc), exc, exc.__traceback__)\n"
+        "    try:\n"
+        "        raise ValueError('not a Ctrl-C')\n"
+        "    except ValueError as exc:\n"
+        "        sys.excepthook(type(exc), exc, exc.__traceback__)\n"
+        "    raise ImportError('numba._devicearray failed to import')\n"
+        "def parser(train_flags=False):\n"
+        "    p = argparse.ArgumentParser(prog='flipnet')\n"
+        "    p.add_argument('word')\n"
+        "    p.set_defaults(run=loads_a_module)\n"
+        "    return p\n"
+        "cli.build_parser = parser\n"
+        "sys.exit(cli.main(['load']))\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.endswith("ValueError: not a Ctrl-C\nflipnet load: interrupted\n"), done.stderr
+    assert "CtrlC" not in done.stderr and "internal error" not in done.stderr, done.stderr

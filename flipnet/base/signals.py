@@ -21,12 +21,14 @@ exit status 130. It tests the exact class, so a subclass is never marked.
 A Ctrl-C outside `deferred()` is also remembered before it is raised, and the next
 deferred block starts with its stop already asked for, because its exception can be lost:
 raised while a `__del__` or a weakref callback runs (importlib has one for its module
-locks), Python hands it to `sys.unraisablehook` and goes on; raised while numpy's C code
-loads a module, it comes out as an ImportError, which an optional import may catch. (A
-training run was seen to go on for all its epochs after a Ctrl-C in its first moments.)
-The hook `install()` sets keeps such a lost Ctrl-C quiet, where Python would print a
-traceback ("Exception ignored in ..."): it is remembered, and outside a deferred block
-the next Ctrl-C raises as usual.
+locks), Python hands it to `sys.unraisablehook` and goes on; raised while numpy's or
+Numba's C code loads a module, it is printed (`PyErr_Print`, through `sys.excepthook`)
+and replaced by an ImportError, which an optional import may catch. (A training run was
+seen to go on for all its epochs after a Ctrl-C in its first moments.) The hooks
+`install()` sets keep such a lost Ctrl-C quiet, where Python would print a traceback
+("Exception ignored in ..."): it is remembered (`came()`, so that the error that took its
+place is reported as the stop it is), and outside a deferred block the next Ctrl-C raises
+as usual.
 """
 
 import contextlib
@@ -38,7 +40,8 @@ import numpy as np
 flag = np.zeros(1, dtype=np.int64)  # 1 once a stop is requested: read by compiled kernels
 _depth = 0
 _came = False  # a Ctrl-C came outside deferred(), since install()
-_report_unraisable = sys.unraisablehook  # Python's own report, for all but a lost Ctrl-C
+_report_unraisable = sys.unraisablehook  # Python's own reports, for all but a lost Ctrl-C
+_report_exception = sys.excepthook
 received = None  # the last stop signal that came (SIGINT or SIGTERM), since install()
 
 
@@ -47,13 +50,16 @@ class CtrlC(KeyboardInterrupt):
 
 
 def install():
-    global _came, _report_unraisable, received
+    global _came, _report_unraisable, _report_exception, received
     _came, received = False, None
     signal.signal(signal.SIGINT, _handler)
     signal.signal(signal.SIGTERM, _handler)
     if sys.unraisablehook is not _unraisable:
         _report_unraisable = sys.unraisablehook
         sys.unraisablehook = _unraisable
+    if sys.excepthook is not _exception:
+        _report_exception = sys.excepthook
+        sys.excepthook = _exception
 
 
 def _unraisable(raised):
@@ -61,6 +67,18 @@ def _unraisable(raised):
     (`_came` keeps it), the usual report for anything else."""
     if raised.exc_type is not CtrlC:
         _report_unraisable(raised)
+
+
+def _exception(kind, value, traceback):
+    """Python's report of an exception C code printed and dropped: silent for our own Ctrl-C."""
+    if kind is not CtrlC:
+        _report_exception(kind, value, traceback)
+
+
+def came():
+    """Whether a Ctrl-C came outside deferred() since install(): an error raised after it
+    may be the one that took its place."""
+    return _came
 
 
 def _handler(signum, frame):

@@ -112,7 +112,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         return _fail(command, "interrupted", _stopped_status(), prefix="")
     except Exception as exc:  # Ctrl-C inside a compiled function's Python part, or a bug
-        if _caused_by_interrupt(exc):
+        if _caused_by_interrupt(exc) or signals.came():
             return _fail(command, "interrupted", _stopped_status(), prefix="")
         if os.environ.get("FLIPNET_DEBUG"):
             raise
