@@ -237,6 +237,7 @@ def test_the_best_models_distribution_is_the_xor_of_its_shapes():
     assert np.allclose(model.probabilities(text), network[np.arange(16) ^ 1], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_one_ply_and_boards_of_other_sizes():
     best = flipnet.load_model("best")
     texts = ["111111/111111/110011/111111", "1111111/1111111/1111111"]

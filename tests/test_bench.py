@@ -11,6 +11,7 @@ def test_make_bench_leaves_out_the_unbounded_sections():
     assert {"solve", "train1d", "train2d", "cram"} <= set(bench.default_sections())
 
 
+@pytest.mark.slow
 def test_a_board_over_its_limit_is_reported_not_waited_for(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))  # the command stops while it starts up
     run = bench.Bench(limit=2.0)  # --limit, over the section's own

@@ -53,6 +53,7 @@ def test_options_are_the_shape_minus_each_domino(board_3x4):
         assert got == expected
 
 
+@pytest.mark.slow
 def test_one_ply_over_exact_values_is_exact():
     """With the true values of the children, the mex rule gives the true value."""
     comps = Components(4, 4)

@@ -748,6 +748,7 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
     assert supervisor.COMPILING not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
     see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the

@@ -132,6 +132,7 @@ def ladders_and_children():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_wide_positions_are_the_mex_of_their_children_each_valued_alone(ladders_and_children, workers):
     """Value, winning moves and every move's value against the mex of the children."""

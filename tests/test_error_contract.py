@@ -95,6 +95,7 @@ def test_what_the_api_takes_it_reads_exactly():
     assert flipnet.values(np.array(["11", "11/11"])).tolist() == flipnet.values(["11", "11/11"]).tolist()
 
 
+@pytest.mark.slow
 def test_every_shipped_model_gives_probabilities_of_one_position():
     """The models whose predictor averages over symmetries (mlp2d-fast, conv1d-fast) among them."""
     for entry in flipnet.models():

@@ -292,6 +292,7 @@ def test_the_page_is_served_from_the_package_with_its_rules(server):
     assert b"http" not in request(server, "/static/board.js")[1].replace(b"http://www.w3.org/2000/svg", b"")  # no CDN
 
 
+@pytest.mark.slow
 def test_no_request_writes_a_file(server, tmp_path):
     """A component of 30 cells or more would load the endgame database, which the cache
     does not hold: the explorer goes on without it instead of building it there."""
@@ -353,6 +354,7 @@ def test_models_are_listed_for_the_page(server):
     assert sys.modules.get("flipnet.explore.server") is not None
 
 
+@pytest.mark.slow
 def test_every_shipped_model_answers_through_every_door(server, capsys):
     """The API, the command and the page's endpoint give each shipped model's own values,
     with one ply where it has one; the page's list says which boards each reads."""

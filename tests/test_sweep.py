@@ -157,6 +157,7 @@ def test_a_failed_run_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_t
                               json.loads((tmp_path / "alone.json").read_text()))
 
 
+@pytest.mark.slow
 def test_a_sweep_without_dask_or_without_a_scheduler_says_so_in_one_line(tmp_path):
     """(What a sweep is given is checked in test_bad_input.py's corpus.)"""
     hidden = tmp_path / "hidden"
