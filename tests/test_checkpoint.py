@@ -126,6 +126,20 @@ def test_the_command_refuses_a_checkpoint_it_cannot_keep(tmp_path):
         assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
 
 
+@pytest.mark.slow
+def test_a_board_answered_without_a_search_leaves_its_checkpoint_alone(tmp_path):
+    """A small board (the recursion) and a 6x4 one (the mirror rule) need no search: the
+    command says so and neither reads nor writes the file, here one that is not a checkpoint."""
+    (tmp_path / "other.ckpt").write_text("not a checkpoint")
+    for board in ("111/111", "/".join(["1" * 4] * 6)):
+        proc = subprocess.run(command(board, "--checkpoint", tmp_path / "other.ckpt"), capture_output=True,
+                              text=True, env=environment(), cwd=tmp_path, input="")
+        assert answer(proc)[0] == (1 if board == "111/111" else 0)
+        assert proc.stderr == (f"flipnet value: answered without a search (small components, lines or the mirror "
+                               f"rule): {tmp_path / 'other.ckpt'} not written\n"), proc.stderr
+        assert (tmp_path / "other.ckpt").read_text() == "not a checkpoint" and len(list(tmp_path.iterdir())) == 1
+
+
 def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
     path, board = tmp_path / "4x9.ckpt", "/".join(["1" * 9] * 4)
     stopped = CramSolver(progress=False, tt_log=20, timeout=0.3)

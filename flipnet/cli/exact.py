@@ -219,7 +219,8 @@ def _checkpoint_written(checkpoint):
 
     saved = save_checkpoint()
     if saved is None:
-        print(f"flipnet value: no search ran (a small position): {checkpoint.path} not written", file=sys.stderr)
+        print(f"flipnet value: answered without a search (small components, lines or the mirror rule): "
+              f"{checkpoint.path} not written", file=sys.stderr)
         return
     facts, size = saved
     print(f"flipnet value: {checkpoint.path}: {facts:,} facts, {size / 1e6:.1f} MB "
