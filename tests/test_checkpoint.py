@@ -62,6 +62,10 @@ def test_a_solve_killed_in_the_middle_goes_on_from_its_checkpoint(tmp_path):
     assert positions < 0.9 * unbroken[2], (positions, unbroken[2])  # what the facts answer is not searched again
     read = int(resumed.stderr.strip().splitlines()[-1].split("(")[1].split()[0].replace(",", ""))
     assert read > 0 and f"{path}:" in resumed.stderr
+    work = json.loads(resumed.stdout)["search"]["all_runs"]  # the killed run's last write, and this run
+    assert work["runs"] == 2 and work["positions"] > positions and work["seconds"] > 0, work
+    assert resumed.stderr.rstrip().endswith(f"in all {work['positions']:,} positions and "
+                                            f"{work['seconds']:.1f} s of search over 2 runs"), resumed.stderr
 
 
 
@@ -101,6 +105,20 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
 
     with np.load(path) as f:
         saved = {name: f[name].copy() for name in f.files}
+    for work, ok in (("[1]", False), ('{"runs": 1, "positions": -5, "seconds": 0}', False), (None, True)):
+        changed = {k: v for k, v in saved.items() if k != "work"}  # None: a file written before the record was kept
+        if work is not None:
+            changed["work"] = np.array(work)
+        with open(path, "wb") as f:
+            np.savez(f, **changed)
+        checkpoint = Checkpoint(path, SMALL)
+        checkpoint.bind(solver.endgame, False)
+        if ok:
+            assert checkpoint.read()[0][0].size > 0 and checkpoint.work_before == {"runs": 0, "positions": 0,
+                                                                                   "seconds": 0.0}
+        else:
+            with pytest.raises(DamagedFile, match="c.ckpt is damaged \\(its record of work\\)"):
+                checkpoint.read()
     saved["bits"][0] ^= np.uint64(1 << 40)  # a fact of no component
     with open(path, "wb") as f:
         np.savez(f, **saved)
@@ -117,6 +135,29 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         read(SMALL)
 
 
+def test_the_work_of_a_run_is_counted_once_however_often_it_writes_and_reads(tmp_path):
+    """Each write records the runs before this one and this one's total so far; a run that
+    reads the file again after its own writes (its table grown) does not count itself twice."""
+    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    checkpoint = Checkpoint(tmp_path / "c.ckpt", SMALL)
+    checkpoint.bind(solver.endgame, False)
+    checkpoint.read()
+    checkpoint.save(solver.tt, solver.wide_tt, 10, 1.0)
+    checkpoint.read()
+    checkpoint.save(solver.tt, solver.wide_tt, 25, 2.5)
+    assert checkpoint.work == {"runs": 1, "positions": 25, "seconds": 2.5}
+    later = Checkpoint(tmp_path / "c.ckpt", SMALL)
+    later.bind(solver.endgame, False)
+    later.read()
+    later.save(solver.tt, solver.wide_tt, 5, 0.5)
+    assert later.work == {"runs": 2, "positions": 30, "seconds": 3.0}
+    assert later.work_text() == "in all 30 positions and 3.0 s of search over 2 runs"
+    for seconds, text in ((2550, "42.5 min"), (23472, "6.52 h")):
+        later.work["seconds"] = seconds
+        assert later.work_text() == f"in all 30 positions and {text} of search over 2 runs"
+
+
+@pytest.mark.slow
 def test_the_command_refuses_a_checkpoint_it_cannot_keep(tmp_path):
     for args, message in ((["nim", "1,2", "--checkpoint", "c"], "flip positions in normal play"),
                           (["flip", "-", "--checkpoint", "c"], "keeps the search of one position"),
@@ -145,13 +186,20 @@ def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
     stopped = CramSolver(progress=False, tt_log=20, timeout=0.3)
     stopped.use_checkpoint(Checkpoint(path, board))
     with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.3 s .*; .*4x9.ckpt keeps what it found "
-                                           r"\([\d,]+ facts\): the same command goes on from there"):
+                                           r"\([\d,]+ facts; in all [\d,]+ positions and [\d.]+ s of search over 1 "
+                                           r"run\): the same command goes on from there"):
         stopped.value(cells(board))
+    first = stopped.report()
+    assert stopped.checkpoint.work == {"runs": 1, "positions": first["positions"], "seconds": round(first["seconds"], 1)}
     resumed = CramSolver(progress=False, tt_log=20)
     resumed.use_checkpoint(Checkpoint(path, board))
     unbroken = CramSolver(progress=False, tt_log=20)
     assert resumed.value(cells(board)) == unbroken.value(cells(board)) == 1
     assert resumed.checkpoint.facts_read > 0 and resumed.report()["positions"] < unbroken.report()["positions"]
+    resumed.save_checkpoint()  # as the command does once it has its answer: the work of both runs
+    assert resumed.checkpoint.work == {"runs": 2, "positions": first["positions"] + resumed.report()["positions"],
+                                       "seconds": round(round(first["seconds"], 1) + resumed.report()["seconds"], 1)}
+    assert Checkpoint(path, board)._contents(("work",))["work"] == json.dumps(resumed.checkpoint.work)
 
 
 def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkeypatch, capfd):

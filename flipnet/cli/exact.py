@@ -137,6 +137,8 @@ def cmd_value(args):
         result = _valued(args, args.position)
         _checkpoint_written(checkpoint)
         searched = _searched()
+        if checkpoint.work is not None and "search" in searched:
+            searched["search"]["all_runs"] = checkpoint.work  # every run with the file, this one included
     else:
         result = _valued(args, args.position)
         searched = _searched()
@@ -224,7 +226,7 @@ def _checkpoint_written(checkpoint):
         return
     facts, size = saved
     print(f"flipnet value: {checkpoint.path}: {facts:,} facts, {size / 1e6:.1f} MB "
-          f"({checkpoint.facts_read:,} read at the start)", file=sys.stderr)
+          f"({checkpoint.facts_read:,} read at the start); {checkpoint.work_text()}", file=sys.stderr)
 
 
 def _valued(args, position):

@@ -237,7 +237,7 @@ def save_checkpoint():
     search = solver()
     if search.checkpoint is None or search.checkpoint.facts_identity is None:
         return None
-    return search.checkpoint.save(search.tt, search.wide_tt)
+    return search.save_checkpoint()
 
 
 @contextlib.contextmanager

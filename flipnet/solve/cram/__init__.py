@@ -539,18 +539,24 @@ class CramSolver:
                     self._run_once(kernel, *args, watch=watch, since=since, carry=carry)
                     return
                 except Paused:
-                    self.checkpoint.save(self.tt, self.wide_tt)
+                    self.save_checkpoint()
                 except FlipnetError as exc:
                     if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
                         raise
-                    facts, _ = self.checkpoint.save(self.tt, self.wide_tt)
-                    raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts): the "
-                                    f"same command goes on from there") from None
+                    facts, _ = self.save_checkpoint()
+                    raise type(exc)(f"{exc}; {self.checkpoint.path} keeps what it found ({facts:,} facts; "
+                                    f"{self.checkpoint.work_text()}): the same command goes on from "
+                                    f"there") from None
                 finally:
                     self.supervisor.pause_at = None
         finally:
             if carry.get("line") is not None:
                 carry["line"].close()
+
+    def save_checkpoint(self):
+        """Write the checkpoint: the tables' largest facts, and the positions and seconds this
+        solver has searched; (facts, bytes)."""
+        return self.checkpoint.save(self.tt, self.wide_tt, int(self.counts()[search.NODES]), self.seconds)
 
     def _run_once(self, kernel, *args, watch=None, since=None, carry=None):
         """Run a kernel on the workers; a stop counts the positions searched since `since`

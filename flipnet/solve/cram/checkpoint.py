@@ -19,7 +19,10 @@ its facts would be true of another question, or of none.
 
 The same file keeps the record of a solve in pieces (`pieces.py`): the value of each
 finished child of the board, true of the board alone, so read whatever database or
-search wrote it. Writing one record keeps the other.
+search wrote it. Writing one record keeps the other. And it keeps the work that went into
+it: the runs that searched with it, their positions and seconds of search, added up from
+one run to the next (a file without that record, written before it was kept, counts from
+zero), so that a solve of days says what it cost in all.
 """
 
 import hashlib
@@ -175,6 +178,8 @@ class Checkpoint:
         self.seconds = checkpoint_seconds()
         self.facts_read = 0
         self.saved = None  # (facts, bytes) of the last write
+        self.work_before = dict(NO_WORK)  # the runs before this one: read with the facts
+        self.work = None  # all runs' work, this one's so far included, as last written
 
     def bind(self, endgame, mirror):
         self.facts_identity = {"database": endgame.box_names, "database_bytes": int(endgame.nbytes),
@@ -194,9 +199,10 @@ class Checkpoint:
         file yet), its board checked. Another question's file, or a damaged one, is
         refused in one line."""
         names = RECORDS if names is None else names
+        empty = {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
+                 "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}",
+                 "work": json.dumps(NO_WORK)}
         if not self.path.exists():
-            empty = {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
-                     "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}"}
             return {name: empty[name] for name in names}
         try:
             with np.load(self.path, allow_pickle=False) as f:
@@ -206,7 +212,9 @@ class Checkpoint:
                 if about["format"] != FORMAT:
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
                                       f"({about['format']!r}, this one reads {FORMAT!r}): delete it to start over")
-                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in names}
+                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in names
+                            if name in f.files or name not in LATER}
+                contents.update({name: empty[name] for name in names if name not in contents})
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
@@ -238,7 +246,13 @@ class Checkpoint:
             bad = _check_facts(b, m)
             if bad >= 0:
                 raise DamagedFile(f"checkpoint {self.path} is damaged: {which}fact {bad} is of no component")
+        work = _json(self.path, contents["work"])
+        if not (isinstance(work, dict) and work.keys() == NO_WORK.keys() and
+                all(isinstance(work[k], (int, float)) and work[k] >= 0 for k in work)):
+            raise DamagedFile(f"checkpoint {self.path} is damaged (its record of work)")
         self.facts_read = int(bits.size + wide_meta.size)
+        if self.work is None:  # read again after this run's own writes (a table grown), it holds them
+            self.work_before = work
         return (bits, meta), (wide_bits, wide_meta)
 
     def restore(self, table, log_capacity, stats, wide_table, wide_log):
@@ -248,15 +262,26 @@ class Checkpoint:
         _restore(wide_table, wide_log, wide_bits, wide_meta, stats)
         return self.facts_read
 
-    def save(self, table, wide_table):
-        """Write the tables' largest facts, atomically, the pieces' record kept; (facts, bytes)."""
+    def save(self, table, wide_table, positions=0, seconds=0.0):
+        """Write the tables' largest facts, atomically, the pieces' record kept, and the work
+        of the runs before this one with this one's `positions` and `seconds` of search so
+        far; (facts, bytes)."""
         bits, meta = facts_of(table)
         wide_bits, wide_meta = facts_of(wide_table, wide_keys=True)
         kept = self._contents(("pieces",))  # the facts are written anew
+        before = self.work_before
+        self.work = {"runs": before["runs"] + 1, "positions": before["positions"] + int(positions),
+                     "seconds": round(before["seconds"] + float(seconds), 1)}
         self._write({**kept, "facts_identity": json.dumps(self.facts_identity), "bits": bits, "meta": meta,
-                     "wide_bits": wide_bits, "wide_meta": wide_meta})
+                     "wide_bits": wide_bits, "wide_meta": wide_meta, "work": json.dumps(self.work)})
         self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
         return self.saved
+
+    def work_text(self):
+        """The work of every run that searched with the file, as the last write recorded it."""
+        w = self.work or self.work_before
+        return (f"in all {w['positions']:,} positions and {_duration(w['seconds'])} of search over "
+                f"{w['runs']} run{'s' if w['runs'] != 1 else ''}")
 
     def pieces(self):
         """{piece: {"value", "positions", "seconds"}} of the finished pieces the file
@@ -277,8 +302,17 @@ class Checkpoint:
                      **{name: np.array(a) if name in TEXTS else a for name, a in contents.items()})
 
 
-RECORDS = ("facts_identity", "bits", "meta", "wide_bits", "wide_meta", "pieces")
-TEXTS = ("facts_identity", "pieces")  # JSON, kept as text arrays
+RECORDS = ("facts_identity", "bits", "meta", "wide_bits", "wide_meta", "pieces", "work")
+TEXTS = ("facts_identity", "pieces", "work")  # JSON, kept as text arrays
+LATER = ("work",)  # records a file of this format may lack: written before they were kept
+NO_WORK = {"runs": 0, "positions": 0, "seconds": 0.0}
+
+
+def _duration(seconds):
+    """Seconds as a person reads them: 0.6 s, 42.5 min, 6.52 h."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 3600 else f"{seconds / 3600:.2f} h"
 
 
 def _is_piece(answer):
