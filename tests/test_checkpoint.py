@@ -190,7 +190,8 @@ def test_a_stopped_search_writes_its_checkpoint_and_says_so(tmp_path):
                                            r"run\): the same command goes on from there"):
         stopped.value(cells(board))
     first = stopped.report()
-    assert stopped.checkpoint.work == {"runs": 1, "positions": first["positions"], "seconds": round(first["seconds"], 1)}
+    assert stopped.checkpoint.work == {"runs": 1, "positions": first["positions"],
+                                       "seconds": round(first["seconds"], 1)}
     resumed = CramSolver(progress=False, tt_log=20)
     resumed.use_checkpoint(Checkpoint(path, board))
     unbroken = CramSolver(progress=False, tt_log=20)
