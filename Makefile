@@ -34,8 +34,8 @@ venv: $(READY) ## create .venv and install flipnet with its test tools
 # convmem2d) are made once. TEST_WORKERS=0: one process. Its processes write the bytecode
 # of what they import, as Python does unless told otherwise: a shell that sets
 # PYTHONDONTWRITEBYTECODE would have each of the suite's hundreds of commands compile
-# NumPy, PyTensor and the rest from source again (1.3-2 s a process; the suite 6 min 29 s
-# instead of 5 min 43 s on a fresh clone).
+# NumPy, PyTensor and the rest from source again (about 1.3 s more a process; the
+# suite 6 min 29 s instead of 5 min 43 s on a fresh clone).
 TEST_WORKERS ?= 2
 PYTEST = PYTHONDONTWRITEBYTECODE= FLIPNET_PROGRESS=0 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
