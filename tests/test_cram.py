@@ -808,21 +808,23 @@ def test_straight_lines_alone_never_call_for_the_endgame_database(tmp_path, monk
 
 
 def test_warm_compiles_the_kernels_a_question_needs():
-    """What the background compile runs leaves both kernels of `flipnet value` compiled
-    for a solver without a database (Numba then saves them in its cache): in a process of
-    its own, where nothing else compiled them."""
+    """What the background compile runs leaves the kernels of `flipnet value` (a value,
+    its winning moves) and of the explorer (every move's value) compiled for a solver
+    without a database (Numba then saves them in its cache): in a process of its own,
+    where nothing else compiled them."""
     import subprocess
     import sys
 
     code = ("from numba import typeof\n"
             "from flipnet.solve.cram import CramSolver, search, warm\n"
-            "before = [len(k.signatures) for k in (search.nimbers_of, search.moves_to)]\n"
+            "kernels = (search.nimbers_of, search.moves_to, search.values_of_positions)\n"
+            "before = [len(k.signatures) for k in kernels]\n"
             "warm.compile_kernels(with_endgame=False)\n"
             "ctx = typeof(CramSolver(progress=False, tt_log=10).ctx)\n"
-            "print(before, [any(s[-1] == ctx for s in k.signatures) for k in (search.nimbers_of, search.moves_to)])")
+            "print(before, [any(s[-1] == ctx for s in k.signatures) for k in kernels])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["[0,", "0]", "[True,", "True]"]
+    assert out.stdout.split() == ["[0,", "0,", "0]", "[True,", "True,", "True]"]
 
 
 def test_the_shape_codec_reads_back_what_it_writes():

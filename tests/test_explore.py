@@ -308,6 +308,30 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def test_the_server_compiles_the_search_while_the_person_reads_the_page(monkeypatch):
+    """On a new install the first board over 20 cells waits for Numba: `serve` starts that
+    compile (warm.compile_kernels, the database's threshold not reached) in a thread of its
+    own before it listens, so the person's first question finds it done or under way."""
+    from flipnet.explore.server import serve
+    from flipnet.solve.cram import warm
+
+    asked = []
+    compiled = threading.Event()
+
+    def compile_kernels(with_endgame):
+        asked.append((with_endgame, threading.current_thread() is threading.main_thread()))
+        compiled.set()
+
+    def on_ready(server):
+        assert compiled.wait(10), "no compile started"
+        threading.Thread(target=server.shutdown).start()
+
+    monkeypatch.setattr(warm, "compile_kernels", compile_kernels)
+    before = signal.getsignal(signal.SIGINT)
+    serve("127.0.0.1", 0, 5.0, "best", on_ready)
+    assert asked == [(False, False)] and signal.getsignal(signal.SIGINT) is before
+
+
 @pytest.mark.slow
 def test_the_command_prints_its_url_and_stops_on_ctrl_c_in_one_line(tmp_path):
     port = _free_port()

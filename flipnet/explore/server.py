@@ -264,6 +264,7 @@ def serve(host, port, limit, default_model, on_ready):
         raise FlipnetError(f"cannot listen on {host}:{port}: {exc.strerror or exc} "
                            f"(--port N chooses another; 0 takes any free port)") from None
     with server:
+        threading.Thread(target=_compile_the_search, daemon=True, name="compile the search").start()
         on_ready(server)
         thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
         thread.start()
@@ -279,6 +280,20 @@ def serve(host, port, limit, default_model, on_ready):
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             server.shutdown()
+
+
+def _compile_the_search():
+    """The Cram search's kernels compiled (or loaded from Numba's cache, under a second)
+    while the person reads the page: on a new install the first board over 20 cells would
+    otherwise wait half a minute. A question that comes first waits for the same compile
+    (Numba's lock), never a second one. Quiet: what fails here fails again, and is
+    reported, when a question asks."""
+    try:
+        from flipnet.solve.cram.warm import compile_kernels
+
+        compile_kernels(with_endgame=False)  # the boards below 30 cells, the database's threshold
+    except Exception:
+        pass
 
 
 def _stop_serving(signum, frame):

@@ -1,11 +1,12 @@
 """Compile the search kernels into Numba's cache, in a process of their own.
 
-`python -m flipnet.solve.cram.warm [--endgame]` asks a fresh solver a small question
-(a value and its winning moves), with the endgame database when it is built and
-`--endgame` is given, so that the compiled kernels land in the cache for those
+`python -m flipnet.solve.cram.warm [--endgame]` asks a fresh solver small questions (a
+value, its winning moves, every move's value), with the endgame database when it is built
+and `--endgame` is given, so that the compiled kernels land in the cache for those
 argument types. The solver starts it, detached, when a `--timeout` ran out while the
 kernels were still compiling: the compile then survives the timeout, and the next call
-starts at once instead of compiling again and running out of time again.
+starts at once instead of compiling again and running out of time again. The explorer
+calls `compile_kernels` in a thread of its own when it starts (`explore/server.py`).
 """
 
 import subprocess
@@ -19,6 +20,7 @@ def compile_kernels(with_endgame):
     endgame = Endgame.load_or_build() if with_endgame and Endgame.is_built() else None
     solver = CramSolver(endgame=endgame, tt_log=10, progress=False)
     solver.winning_moves([(0, 0), (0, 1), (1, 0)])  # an L: value 1, so its moves are searched too
+    solver.move_values([(0, 0), (0, 1), (1, 0), (1, 1), (2, 1)])  # every move's value: the explorer's question
 
 
 def start_in_background(with_endgame):
