@@ -147,11 +147,12 @@ def interrupt_epochs_at(monkeypatch, call):
 
 # The files that take longest on a cold Numba cache (their compiles included), handed out
 # first (`make test` keeps this order with --no-loadscope-reorder), so that the two
-# processes end at about the same time.
-LONGEST_FIRST = ("test_convmem.py", "test_bad_input.py", "test_wheel.py", "test_train.py", "test_recipe_pins_convmem.py",
-                 "test_parallel.py", "test_shipped.py", "test_interrupts.py", "test_sweep.py", "test_pieces.py",
-                 "test_recipe_pins_paper.py", "test_all_bits.py", "test_xornet.py", "test_sampled.py", "test_recipe_pins_best.py",
-                 "test_heap.py", "test_cram.py", "test_cram_wide.py", "test_explore_browser.py", "test_api.py")
+# processes end at about the same time. The wide kernels' file (a minute of compiling)
+# follows the bad-input corpus, whose servers compile the one-word kernels it builds on.
+LONGEST_FIRST = ("test_convmem.py", "test_bad_input.py", "test_cram_wide.py", "test_wheel.py", "test_train.py",
+                 "test_recipe_pins_convmem.py", "test_parallel.py", "test_shipped.py", "test_interrupts.py", "test_sweep.py",
+                 "test_pieces.py", "test_recipe_pins_paper.py", "test_all_bits.py", "test_xornet.py", "test_sampled.py",
+                 "test_recipe_pins_best.py", "test_heap.py", "test_cram.py", "test_explore_browser.py", "test_api.py")
 
 
 def pytest_collection_modifyitems(session, config, items):
