@@ -212,9 +212,8 @@ class Checkpoint:
                 if about["format"] != FORMAT:
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
                                       f"({about['format']!r}, this one reads {FORMAT!r}): delete it to start over")
-                contents = {name: str(f[name]) if name in TEXTS else f[name] for name in names
-                            if name in f.files or name not in LATER}
-                contents.update({name: empty[name] for name in names if name not in contents})
+                contents = {name: empty[name] if name in LATER and name not in f.files else
+                            str(f[name]) if name in TEXTS else f[name] for name in names}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
