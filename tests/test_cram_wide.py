@@ -11,6 +11,7 @@ from flipnet.games import FlipGame
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import ENTRY_BYTES, MIN_TABLE_LOG, CramSolver, bits, components
 from flipnet.solve.cram.checkpoint import Checkpoint
+from flipnet.solve.cram.standing import standing
 from flipnet.solve.cram.wide import high, low, wide
 from flipnet.solve.kayles import dawson_kayles
 
@@ -145,6 +146,27 @@ def test_wide_positions_are_the_mex_of_their_children_each_valued_alone(ladders_
         assert sorted(moves) == sorted(move for move, v in after.items() if v == 0)
         total, move_values = solver.move_values(cells)
         assert total == value and dict(move_values) == after
+
+
+@pytest.mark.slow
+def test_where_a_wide_solve_stands_agrees_with_each_child_valued_alone(ladders_and_children, tmp_path):
+    """`standing` of a finished wide solve's checkpoint: the value it kept, and what the
+    facts prove of each child against the child valued alone."""
+    for k, (cells, after) in enumerate(ladders_and_children):
+        cols = max(c for _, c in cells) + 1
+        board = "/".join("".join("1" if (r, c) in cells else "0" for c in range(cols)) for r in range(3))
+        solver = CramSolver(progress=False, tt_log=16)
+        solver.use_checkpoint(Checkpoint(tmp_path / f"{k}.ckpt", board))
+        value = solver.value(cells)
+        solver.save_checkpoint()
+        [part] = standing(tmp_path / f"{k}.ckpt")["components"]
+        assert part["value"] == value and part["box"] == f"3x{cols}"
+        for entry in part["moves"]:
+            for move in entry["moves"]:
+                v = after[tuple(tuple(int(x) for x in cell.split(",")) for cell in move.split("+"))]
+                assert entry.get("value", v) == v and v not in entry.get("not", []), (move, entry, v)
+        assert sum(len(entry["moves"]) for entry in part["moves"]) == len(after)
+        assert any("value" in entry or entry["not"] for entry in part["moves"])  # the facts prove something
 
 
 def test_with_a_wide_component_the_two_tables_share_the_memory_one_would_take(monkeypatch):

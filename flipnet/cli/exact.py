@@ -43,6 +43,9 @@ def parse_value(sub):
                    help="threads that search each component of a flip board together (default, and at most: "
                    "the cores the process may use; the same value and moves with any N, only the time differs; "
                    "with --pieces, threads a piece, default 1)")
+    p.add_argument("--status", action="store_true", help="with --checkpoint FILE: where the solve kept there "
+                   "stands (its work, and what its facts prove of the value: the least it can be, the children "
+                   "settled), read while it runs too; searches nothing, and BOARD may be left out")
     p.add_argument("--pieces", action="store_true", help="flip: value each child of the board (up to symmetry) "
                    "as a task of its own on this machine's cores, or a cluster by --scheduler; the value is the "
                    "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
@@ -111,6 +114,8 @@ def cmd_solve(args):
 def cmd_value(args):
     from flipnet.base.files import json_text
 
+    if args.status:
+        return _status(args)
     if (args.position is None) == (args.file is None):
         raise BadInput("give one position, '-' for positions from standard input, or --file FILE")
     if args.workers is not None:
@@ -179,6 +184,55 @@ def _checkpoint(args, solver=True):
     if solver:
         use_checkpoint(checkpoint)
     return checkpoint
+
+
+def _status(args):
+    """`value flip [BOARD] --checkpoint FILE --status`: what the checkpoint proves of its
+    board's value (`solve/cram/standing.py`), as text or --json."""
+    from pathlib import Path
+
+    from flipnet.base.files import json_text
+    from flipnet.solve.cram.checkpoint import work_text
+    from flipnet.solve.cram.standing import standing
+
+    if args.checkpoint is None:
+        raise BadInput("--status reads a checkpoint: give --checkpoint FILE")
+    if args.file is not None or args.position == "-" or args.pieces or args.scheduler or args.piece_checkpoints:
+        raise BadInput("--status reads one checkpoint and searches nothing: give BOARD (or none) and --checkpoint "
+                       "FILE only")
+    if not _may_search(args):
+        raise BadInput("--status reads a checkpoint of the Cram search: flip positions in normal play")
+    if args.position is not None:
+        games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
+    if Path(args.checkpoint).is_dir():
+        raise BadInput(f"--checkpoint {args.checkpoint} is a directory, not a checkpoint file")
+    report = standing(args.checkpoint, None if args.position is None else args.position.strip())
+    if args.json:
+        print(json_text(report, indent=None), end="")
+        return
+    print(f"{args.checkpoint}: flip {report['board']}")
+    print(f"  {report['facts']:,} facts kept, {report['pieces']} pieces recorded; "
+          + (work_text(report["work"]) if report["work"]["runs"] else "no run's work recorded"))
+    if not report["same_search"]:
+        print("  its facts are of another version of the search: `value --checkpoint` of this flipnet refuses the file")
+    for part in report["components"]:
+        where = f"component of {part['cells']} cells in a {part['box']} box at {part['at'][0]},{part['at'][1]}"
+        if "at_least" in part:
+            least = part["at_least"]
+            print(f"{where}: value at least {least}; is it {least}? {part['settled']} of {part['children']} "
+                  f"children (up to symmetry) settled, {part['children'] - part['settled']} open")
+        else:
+            print(f"{where}: value {part['value']}" + (f" ({part['by']})" if "by" in part else ""))
+        for child in part.get("moves", []):
+            more = len(child["moves"]) - 1
+            name = child["moves"][0] + (f" (+{more} symmetric)" if more else "")
+            if "value" in child:
+                known = f"value {child['value']}"
+            else:
+                known = f"not {', '.join(map(str, child['not']))}" if child["not"] else "nothing proven yet"
+                if "at_least" in part and part["at_least"] not in child["not"]:
+                    known += " (open)"
+            print(f"  {name:<28} {known}")
 
 
 def _in_pieces(args):

@@ -691,15 +691,20 @@ def solver():
     cells or more with the wide kernels (a check of them on boards the one-word search
     answers); FLIPNET_SETS_UP_TO=N asks by sets only the questions whose largest value
     wanted is at most N (-1: value by value everywhere, step 5's other method)."""
+    if "solver" not in _SHARED:
+        _SHARED["solver"] = CramSolver(grow_table=True, tt_log=MIN_TABLE_LOG, workers=usable_cores(),
+                                       **settings_from_environment())
+    return _SHARED["solver"]
+
+
+def settings_from_environment():
+    """The solver's settings a command takes from its environment (`solver`)."""
     import os
 
-    if "solver" not in _SHARED:
-        _SHARED["solver"] = CramSolver(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
-                                       grow_table=True, tt_log=MIN_TABLE_LOG, workers=usable_cores(),
-                                       mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off",
-                                       wide_from=os.environ.get("FLIPNET_WIDE_FROM", search.NARROW + 1),
-                                       sets_up_to=os.environ.get("FLIPNET_SETS_UP_TO", search.SETS_UP_TO))
-    return _SHARED["solver"]
+    return dict(auto_endgame=os.environ.get("FLIPNET_ENDGAME", "on") != "off",
+                mirror=os.environ.get("FLIPNET_MIRROR", "on") != "off",
+                wide_from=os.environ.get("FLIPNET_WIDE_FROM", search.NARROW + 1),
+                sets_up_to=os.environ.get("FLIPNET_SETS_UP_TO", search.SETS_UP_TO))
 
 
 def shared_report():

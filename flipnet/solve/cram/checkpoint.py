@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from flipnet.base.errors import DamagedFile, FlipnetError
+from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
 from flipnet.base.files import atomic_path, check_writable
 from flipnet.solve.cram.bits import canonical, popcount, split
 from flipnet.solve.cram.keys import shape_cols, shape_rows
@@ -171,7 +171,8 @@ class Checkpoint:
     once the solver is ready to search, `bind`), and the values of the finished pieces of
     a solve in pieces (`pieces.py`), true of the board alone."""
 
-    def __init__(self, path, board):
+    def __init__(self, path, board=None):
+        """`board` None: the board the file is of (it must exist), read with its first record."""
         self.path, self.board = Path(path), board
         self.identity = {"format": FORMAT, "board": board}
         self.facts_identity = None
@@ -203,6 +204,8 @@ class Checkpoint:
                  "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}",
                  "work": json.dumps(NO_WORK)}
         if not self.path.exists():
+            if self.board is None:
+                raise BadInput(f"checkpoint {self.path}: no such file")
             return {name: empty[name] for name in names}
         try:
             with np.load(self.path, allow_pickle=False) as f:
@@ -217,8 +220,14 @@ class Checkpoint:
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
+        if self.board is None and isinstance(about.get("board"), str):
+            self.board = self.identity["board"] = about["board"]
         self._check_same(about, self.identity)
         return contents
+
+    def recorded_identity(self):
+        """What the file's facts are true of (`bind`), as the file says; None where it holds none."""
+        return _facts_identity(self.path, self._contents(("facts_identity",))["facts_identity"])
 
     def _check_same(self, about, mine):
         for key, value in mine.items():
@@ -232,9 +241,7 @@ class Checkpoint:
         search (`facts_identity`), or damaged ones, are refused in one line."""
         contents = self._contents()
         bits, meta, wide_bits, wide_meta = (contents[name] for name in ("bits", "meta", "wide_bits", "wide_meta"))
-        about = _json(self.path, contents["facts_identity"])
-        if about is not None and not isinstance(about, dict):
-            raise DamagedFile(f"checkpoint {self.path} is damaged (what its facts are true of)")
+        about = _facts_identity(self.path, contents["facts_identity"])
         if about is not None:
             self._check_same(about, self.facts_identity)
         if any(a.dtype != np.uint64 for a in (bits, meta, wide_bits, wide_meta)) or bits.shape != meta.shape \
@@ -278,9 +285,7 @@ class Checkpoint:
 
     def work_text(self):
         """The work of every run that searched with the file, as the last write recorded it."""
-        w = self.work or self.work_before
-        return (f"in all {w['positions']:,} positions and {_duration(w['seconds'])} of search over "
-                f"{w['runs']} run{'s' if w['runs'] != 1 else ''}")
+        return work_text(self.work or self.work_before)
 
     def pieces(self):
         """{piece: {"value", "positions", "seconds"}} of the finished pieces the file
@@ -307,6 +312,12 @@ LATER = ("work",)  # records a file of this format may lack: written before they
 NO_WORK = {"runs": 0, "positions": 0, "seconds": 0.0}
 
 
+def work_text(work):
+    """A record of work (NO_WORK's keys) as a person reads it."""
+    return (f"in all {work['positions']:,} positions and {_duration(work['seconds'])} of search over "
+            f"{work['runs']} run{'s' if work['runs'] != 1 else ''}")
+
+
 def _duration(seconds):
     """Seconds as a person reads them: 0.6 s, 42.5 min, 6.52 h."""
     if seconds < 60:
@@ -325,6 +336,13 @@ def _json(path, text):
         return json.loads(text)
     except ValueError:
         raise DamagedFile(f"checkpoint {path} is damaged (its JSON)") from None
+
+
+def _facts_identity(path, text):
+    about = _json(path, text)
+    if about is not None and not isinstance(about, dict):
+        raise DamagedFile(f"checkpoint {path} is damaged (what its facts are true of)")
+    return about
 
 
 def _what(key):

@@ -873,6 +873,35 @@ def dominoes(bits, h, w):
 
 
 @njit(cache=True, nogil=True)
+def facts_of_moves(bits, h, w, x_out, n_out, meta_out, ctx):
+    """What the table and the database prove of one component and of the position each of
+    its dominoes leaves, searching nothing (`standing.py`). For each domino, in `dominoes`
+    order: x_out[i] the XOR of its known parts' nimbers, n_out[i] how many of its parts are
+    not known, meta_out[i] the table's meta word of the largest of those (0: nothing).
+    (the count, the component's own meta word: of its table entry, or of the value the
+    database or a rule gives)."""
+    ctx = _borrowed_ctx(ctx)
+    rows, trows, parts, stack, opt_x, opt_n, opt_cost, opt_bits, opt_shape = _level(ctx, 0)[:9]
+    kind, index, kb, ks = locate(bits, h, w, ctx, rows, trows)
+    value = read(kind, index, kb, ks, ctx) if kind != IN_TABLE else -1
+    own = np.uint64(value + 1) << np.uint64(16) if value >= 0 else _probe(kb, ks, ctx)
+    count = options_of(bits, shape_word(h, w), ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows,
+                       parts, stack, True, np.uint64(0))
+    for i in range(count):
+        x_out[i], n_out[i] = opt_x[i], opt_n[i]
+        meta_out[i] = _probe(load2(opt_bits, i, 0), opt_shape[i, 0], ctx) if opt_n[i] else np.uint64(0)
+    return count, own
+
+
+@njit(cache=True, inline="always")
+def _probe(kb, ks, ctx):
+    """The meta word of a key's entry, in the table that keeps it (0: none)."""
+    if wide_key(kb, ks, ctx):
+        return wide_probe(kb, ks, ctx)
+    return tt_probe(ctx.table, ctx.log_capacity, low(kb), ks)
+
+
+@njit(cache=True, nogil=True)
 def values_of_positions(masks, h, w, budget, out, ctx):
     """The value of every position (a mask on the h x w frame) into `out`; with a node
     `budget` > 0, a position that needs more is left at -1 and the next one is tried.
@@ -962,7 +991,7 @@ def _wide_copies(functions):
     return made
 
 
-_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _mask_value, moves_to])
+_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _mask_value, moves_to, facts_of_moves])
 
 
 @njit(cache=True, nogil=True)
@@ -990,3 +1019,9 @@ def wide_moves(lo, hi, h, w, target, out, ctx):
 def wide_dominoes(lo, hi, h, w):
     """`dominoes` of one wide component (two words)."""
     return dominoes(wide(lo, hi), h, w)
+
+
+@njit(cache=True)
+def wide_move_facts(lo, hi, h, w, x_out, n_out, meta_out, ctx):
+    """`facts_of_moves` of one wide component (two words)."""
+    return wide_facts_of_moves(wide(lo, hi), h, w, x_out, n_out, meta_out, ctx)
