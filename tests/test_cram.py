@@ -437,7 +437,7 @@ def test_a_database_the_system_cannot_map_is_named_in_one_line(tmp_path):
 def test_the_table_grows_with_the_search():
     from flipnet.solve.cram import MAX_TABLE_LOG, MIN_TABLE_LOG, table_log
 
-    for side in (3, 5, 6):
+    for side in (2, 3, 5, 6):
         logs = [table_log(cells, side) for cells in range(2, 65)]
         assert logs == sorted(logs) and MIN_TABLE_LOG <= logs[0] and logs[-1] <= MAX_TABLE_LOG
     assert table_log(2, 5) == MIN_TABLE_LOG and table_log(64, 5) == table_log(64, 6) == MAX_TABLE_LOG

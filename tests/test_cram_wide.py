@@ -96,6 +96,15 @@ def test_two_row_boards_past_one_word(cols):
         assert CramSolver(progress=False, tt_log=16, mirror=False).value(board) == 0
 
 
+def test_a_two_row_board_takes_a_table_of_megabytes_whatever_its_length():
+    """The longest two-row board searches little: its tables grow to 32 MB in all, not to
+    the gigabytes a three-row board of as many cells takes."""
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
+    assert solver.value({(r, c) for r in range(2) for c in range(63)}) == 1
+    assert wide_facts(solver) > 0 and solver.tt.nbytes + solver.wide_tt.nbytes <= 32 << 20
+    assert cram.table_log(126, 3) - cram.table_log(126, 2) >= 6  # 3x42: 64 times the entries, or more
+
+
 def wide_facts(solver):
     """How many facts the solver's table of wide components holds."""
     return int(np.count_nonzero(solver.wide_tt[:, 1]))

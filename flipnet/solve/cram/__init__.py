@@ -53,6 +53,7 @@ SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on t
 # By the box's shorter side, at most: ((at most these cells, log2 of the table's entries),
 # ...), and the log beyond the last of them
 TABLE_SIZES = (
+    (2, (), 20),
     (3, ((36, 18), (41, 20), (44, 22), (47, 24), (57, 26)), 28),
     (5, ((36, 20), (41, 22), (44, 24), (47, 26), (49, 28)), 29),
     (MAX_FRAME, ((36, 22), (44, 25), (49, 26)), 29),
@@ -68,7 +69,10 @@ def table_log(cells, side):
     with 2^25 and 7x7 with 2^26 (a larger table searched as many positions and cost
     seconds more to map); 5x10 stored 344 million entries, more than 2^28 hold. Three
     rows past 57 cells search hundreds of millions of positions: 3x20 searched 435 million
-    with 2^26, 293 million (27% less time) with 2^28."""
+    with 2^26, 293 million (27% less time) with 2^28. Two rows search little whatever
+    their length: 2x63 searched 192 thousand positions with 2^18 as with 2^24 (and with
+    2^16 did not end in ten minutes), so they take 2^20 (16 MB), where 2^28 cost a
+    trivial 2x33 11 s of mapping and 4.4 GB."""
     steps, beyond = next((steps, beyond) for widest, steps, beyond in TABLE_SIZES if side <= widest)
     log = next((log for most, log in steps if cells <= most), beyond)
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
