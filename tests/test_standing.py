@@ -4,6 +4,7 @@ every position's value in the exact table, for searches stopped at many points. 
 searches here run without the endgame database (the tests' own setting)."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from cli_cases import environment
 
+from flipnet.base.errors import DamagedFile
 from flipnet.games.flip import FlipGame
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
@@ -112,3 +114,18 @@ def test_a_finished_solve_and_a_solve_in_pieces_give_the_value(tmp_path):
         record[child] = {"value": v, "positions": 1, "seconds": 0.0}
     checkpoint.save_pieces(record)
     assert standing(tmp_path / "pieces.ckpt")["components"][0]["value"] == values[game.start]
+
+
+def test_a_checkpoint_whose_board_is_missing_or_bad_is_refused_in_one_line(tmp_path):
+    game = FlipGame(3, 8)
+    stopped_solve(tmp_path / "good.ckpt", game, 100)
+    with np.load(tmp_path / "good.ckpt") as f:
+        saved = {name: f[name].copy() for name in f.files}
+    identity = json.loads(str(saved["identity"]))
+    for name, board, message in (("none", None, "is damaged (its board)"),
+                                 ("bad", "11x/111", "is damaged (its board: bad character 'x' at row 1")):
+        about = {**identity, "board": board} if board else {k: v for k, v in identity.items() if k != "board"}
+        with open(tmp_path / f"{name}.ckpt", "wb") as f:
+            np.savez(f, **{**saved, "identity": np.array(json.dumps(about))})
+        with pytest.raises(DamagedFile, match=re.escape(f"checkpoint {tmp_path / name}.ckpt {message}")):
+            standing(tmp_path / f"{name}.ckpt")

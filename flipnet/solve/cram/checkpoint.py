@@ -220,7 +220,9 @@ class Checkpoint:
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
             raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
                               f"over") from None
-        if self.board is None and isinstance(about.get("board"), str):
+        if self.board is None:  # the file's board, whichever it is
+            if not isinstance(about.get("board"), str):
+                raise DamagedFile(f"checkpoint {self.path} is damaged (its board)")
             self.board = self.identity["board"] = about["board"]
         self._check_same(about, self.identity)
         return contents

@@ -17,6 +17,7 @@ import itertools
 
 import numpy as np
 
+from flipnet.base.errors import BadInput, DamagedFile
 from flipnet.games.flip import FlipGame
 from flipnet.solve.cram import CramSolver, search, settings_from_environment
 from flipnet.solve.cram.checkpoint import Checkpoint, search_version
@@ -39,8 +40,11 @@ def standing(path, board=None):
     recorded = checkpoint.recorded_identity() or {}
     checkpoint.facts_identity = recorded  # read whatever search wrote them: `same_search` says which
     solver, facts = _solver_with_facts(checkpoint, recorded.get("mirror", True))
-    game = FlipGame.for_position(checkpoint.board)
-    state = game.parse(checkpoint.board)
+    try:
+        game = FlipGame.for_position(checkpoint.board)
+        state = game.parse(checkpoint.board)
+    except BadInput as exc:
+        raise DamagedFile(f"checkpoint {path} is damaged (its board: {exc})") from None
     record = checkpoint.pieces()
     parts = components(game.cells(state), with_origin=True)
     return {"board": checkpoint.board, "work": checkpoint.work_before, "facts": facts,
