@@ -54,6 +54,8 @@ def test_a_solve_killed_in_the_middle_goes_on_from_its_checkpoint(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("4x9")] == ["4x9.ckpt"]  # no temporary left
+    assert proc.stderr.read().startswith(f"flipnet: {path}: a new checkpoint, written every 0.2 s and when stopped "
+                                         f"(`flipnet value flip --checkpoint {path} --status` says where")
 
     resumed = subprocess.run(command(BOARD, "--checkpoint", path), capture_output=True, text=True, env=env,
                              cwd=tmp_path)
@@ -66,6 +68,11 @@ def test_a_solve_killed_in_the_middle_goes_on_from_its_checkpoint(tmp_path):
     assert work["runs"] == 2 and work["positions"] > positions and work["seconds"] > 0, work
     assert resumed.stderr.rstrip().endswith(f"in all {work['positions']:,} positions and "
                                             f"{work['seconds']:.1f} s of search over 2 runs"), resumed.stderr
+    before = Checkpoint(path, BOARD)  # the killed run's record, which the resumed run says it goes on from
+    before.work_before = {"runs": 1, "positions": work["positions"] - positions}
+    assert resumed.stderr.startswith(f"flipnet: going on from {path}: {read:,} facts; in all "
+                                     f"{before.work_before['positions']:,} positions and "), resumed.stderr
+    assert " of search over 1 run before this one (`flipnet value flip --checkpoint" in resumed.stderr
 
 
 
@@ -217,7 +224,8 @@ def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkey
     solver = CramSolver(progress=True, tt_log=20, mirror=False)
     solver.use_checkpoint(Checkpoint(tmp_path / "4x9.ckpt", board))
     assert solver.value(cells(board)) == 1
-    err = capfd.readouterr().err
+    said, err = capfd.readouterr().err.split("\n", 1)
+    assert said.startswith(f"flipnet: {tmp_path / '4x9.ckpt'}: a new checkpoint"), said  # once, not at each write
     counts = [float(n) * {"": 1, "k": 1e3, "M": 1e6}[unit] for n, unit in re.findall(r"search: ([\d.]+)([kM]?)pos", err)]
     assert len(counts) > 3 and counts == sorted(counts), err[-500:]
     assert err.count("\n") == 1, err[-500:]  # the line closed once, at the end

@@ -533,6 +533,8 @@ class CramSolver:
         if self._restored is None or self._restored[0] is not self.tt or self._restored[1] is not self.wide_tt:
             self.checkpoint.bind(self.endgame, self.control[search.MIRROR])
             self.checkpoint.restore(self.tt, self.tt_log, self.stats, self.wide_tt, self.wide_log)
+            if self._restored is None and self.supervisor.progress:  # once a solve, not at each table grown
+                print(f"flipnet: {self.checkpoint.start_text()}", file=sys.stderr)
             self._restored = (self.tt, self.wide_tt)
         since = int(self.counts()[search.NODES])  # a stop counts the positions of every run since
         carry = {}  # the runs of this question show one progress line

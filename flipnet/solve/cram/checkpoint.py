@@ -285,6 +285,14 @@ class Checkpoint:
         self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
         return self.saved
 
+    def start_text(self):
+        """What a run says as it starts with the file: what it goes on from, or that it is new."""
+        status = f"`flipnet value flip --checkpoint {self.path} --status` says where the solve stands"
+        if self.facts_read or self.work_before["runs"]:
+            return (f"going on from {self.path}: {self.facts_read:,} facts; {work_text(self.work_before)} "
+                    f"before this one ({status})")
+        return f"{self.path}: a new checkpoint, written every {_duration(self.seconds)} and when stopped ({status})"
+
     def work_text(self):
         """The work of every run that searched with the file, as the last write recorded it."""
         return work_text(self.work or self.work_before)
