@@ -39,13 +39,13 @@ def parse_value(sub):
                    help="give up after this long (flip): the value and the winning moves together")
     p.add_argument("--checkpoint", metavar="FILE", help="flip: keep what the search proves about the largest "
                    "components in FILE as it goes and when stopped; the same command goes on from it (docs/cram.md)")
+    p.add_argument("--status", action="store_true", help="with --checkpoint FILE: where the solve kept there "
+                   "stands (its work, and what its facts prove of the value: the least it can be, the children "
+                   "settled), read while it runs too; searches nothing, and BOARD may be left out")
     p.add_argument("--workers", type=int, metavar="N", default=None,
                    help="threads that search each component of a flip board together (default, and at most: "
                    "the cores the process may use; the same value and moves with any N, only the time differs; "
                    "with --pieces, threads a piece, default 1)")
-    p.add_argument("--status", action="store_true", help="with --checkpoint FILE: where the solve kept there "
-                   "stands (its work, and what its facts prove of the value: the least it can be, the children "
-                   "settled), read while it runs too; searches nothing, and BOARD may be left out")
     p.add_argument("--pieces", action="store_true", help="flip: value each child of the board (up to symmetry) "
                    "as a task of its own on this machine's cores, or a cluster by --scheduler; the value is the "
                    "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
