@@ -226,8 +226,10 @@ def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkey
     assert solver.value(cells(board)) == 1
     said, err = capfd.readouterr().err.split("\n", 1)
     assert said.startswith(f"flipnet: {tmp_path / '4x9.ckpt'}: a new checkpoint"), said  # once, not at each write
-    counts = [float(n) * {"": 1, "k": 1e3, "M": 1e6}[unit] for n, unit in re.findall(r"search: ([\d.]+)([kM]?)pos", err)]
+    counts = [float(n) * {"": 1, "k": 1e3, "M": 1e6}[unit]
+              for n, unit in re.findall(r"search(?: \([^)]*\))?: ([\d.]+)([kM]?)pos", err)]
     assert len(counts) > 3 and counts == sorted(counts), err[-500:]
+    assert_the_line_says_where_the_proof_stands(err, board, 1)
     assert err.count("\n") == 1, err[-500:]  # the line closed once, at the end
     timed = CramSolver(progress=False, tt_log=20, mirror=False, timeout=0.5)
     timed.use_checkpoint(Checkpoint(tmp_path / "timed.ckpt", board))
@@ -235,6 +237,23 @@ def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkey
     with pytest.raises(FlipnetError, match="no answer within --timeout 0.5 s"):
         timed.value(cells(board))
     assert time.perf_counter() - start < 5
+
+
+def assert_the_line_says_where_the_proof_stands(err, board, value):
+    """After the first pause for a write, the progress line says how far the proof has come
+    (`standing.in_a_line`): the least value, never above the value found, and the children
+    settled, of as many as the board has up to symmetry."""
+    import re
+
+    from flipnet.games import FlipGame
+    from flipnet.solve.cram.pieces import canonical
+
+    game = FlipGame.for_position(board)
+    start = game.parse(board)
+    children = len({canonical(game.format(game.play(start, move))) for move in game.legal_moves(start)})
+    said = [tuple(map(int, found)) for found in
+            re.findall(r"search \(value >= (\d+), (\d+)/(\d+) children settled\)", err)]
+    assert said and all(least <= value and settled <= n == children for least, settled, n in said), said
 
 
 def test_a_checkpoint_the_disk_cannot_hold_is_refused_before_the_work(tmp_path, monkeypatch):

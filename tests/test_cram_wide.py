@@ -178,6 +178,22 @@ def test_where_a_wide_solve_stands_agrees_with_each_child_valued_alone(ladders_a
         assert any("value" in entry or entry["not"] for entry in part["moves"])  # the facts prove something
 
 
+def test_the_progress_line_of_a_wide_solve_says_where_the_proof_stands(tmp_path, monkeypatch, capfd):
+    from test_checkpoint import assert_the_line_says_where_the_proof_stands
+
+    from flipnet.solve.cram import supervisor
+
+    monkeypatch.setenv("FLIPNET_PROGRESS", "1")
+    monkeypatch.setenv("FLIPNET_CHECKPOINT_SECONDS", "0.05")
+    monkeypatch.setattr(supervisor, "PROGRESS_AFTER", 0.0)
+    board = "/".join(["1" * 25, "0" * 9 + "1" * 7 + "0" * 9, "1" * 25])  # 57 cells in a 3x25 box
+    solver = CramSolver(progress=True, tt_log=20)
+    solver.use_checkpoint(Checkpoint(tmp_path / "w.ckpt", board))
+    value = solver.value(cells_of_board(board))
+    assert wide_facts(solver) > 0
+    assert_the_line_says_where_the_proof_stands(capfd.readouterr().err, board, value)
+
+
 def test_with_a_wide_component_the_two_tables_share_the_memory_one_would_take(monkeypatch):
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
     monkeypatch.setattr(cram, "usable_memory", lambda: 2 * ENTRY_BYTES << 21)

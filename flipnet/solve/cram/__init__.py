@@ -546,6 +546,7 @@ class CramSolver:
                     return
                 except Paused:
                     self.save_checkpoint()
+                    carry["standing"] = self._where_it_stands(kernel, args)
                 except FlipnetError as exc:
                     if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
                         raise
@@ -558,6 +559,18 @@ class CramSolver:
         finally:
             if carry.get("line") is not None:
                 carry["line"].close()
+
+    def _where_it_stands(self, kernel, args):
+        """`standing.in_a_line` of the one component a kernel call searches, None for several."""
+        if kernel is search.nimbers_of and args[0].size == 1:
+            bits, h, w = int(args[0][0]), int(args[1][0]), int(args[2][0])
+        elif kernel is search.wide_values and args[0].size == 1:
+            bits, h, w = int(args[0][0]) | int(args[1][0]) << 64, args[2], args[3]
+        else:
+            return None
+        from flipnet.solve.cram.standing import in_a_line
+
+        return in_a_line(self, bits, h, w)
 
     def save_checkpoint(self):
         """Write the checkpoint: the tables' largest facts, and the positions and seconds this

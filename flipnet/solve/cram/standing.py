@@ -54,6 +54,16 @@ def standing(path, board=None):
                            for part in parts]}
 
 
+def in_a_line(solver, bits, h, w):
+    """Where the search of one component (bits on its h x w frame) stands, from what the
+    solver's tables hold now, in a few words for its progress line: read between two runs
+    of a question, when no kernel writes them (a checkpoint's pauses)."""
+    part = _component(solver, FlipGame(h, w), int(bits), (bits, h, w, 0, 0), {})
+    if "value" in part:
+        return f"value {part['value']}"
+    return f"value >= {part['at_least']}, {part['settled']}/{part['children']} children settled"
+
+
 def _solver_with_facts(checkpoint, mirror):
     """A solver of one worker holding the file's facts in tables sized to them, set as a
     command's (`settings_from_environment`), the mirror rule as the solve had it, with the

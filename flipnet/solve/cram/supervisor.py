@@ -165,8 +165,13 @@ class Supervisor:
                             if carry is not None:
                                 carry["shown"] = shown
                         line.n = total(search.NODES) - nodes_before
-                        line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
-                                         refresh=False)
+                        if carry is not None and carry.get("standing") and shown == "search":
+                            # where the proof stands, in place of the table's and the database's hits
+                            line.set_description_str(f"search ({carry['standing']})", refresh=False)
+                            line.set_postfix_str("", refresh=False)
+                        else:
+                            line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
+                                             refresh=False)
                         line.refresh()
                 if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
                     stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
