@@ -570,7 +570,10 @@ class CramSolver:
             return None
         from flipnet.solve.cram.standing import in_a_line
 
-        return in_a_line(self, bits, h, w)
+        try:
+            return in_a_line(self, bits, h, w)
+        except Exception as exc:  # noqa: BLE001 - a line of progress never ends a solve of days
+            return f"its standing not read: {type(exc).__name__}"
 
     def save_checkpoint(self):
         """Write the checkpoint: the tables' largest facts, and the positions and seconds this
