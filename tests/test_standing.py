@@ -89,7 +89,9 @@ def test_the_command_says_where_the_solve_stands_in_text_and_json(tmp_path):
     assert sum(line.endswith("(open)") for line in lines) == part["children"] - part["settled"]
     other = subprocess.run(base[:5] + ["11/11"] + base[5:], capture_output=True, text=True, env=environment(),
                            cwd=tmp_path)
-    assert other.returncode == 2 and len(other.stderr.splitlines()) == 1 and "of another board" in other.stderr
+    assert other.returncode == 2 and other.stderr == (
+        f"flipnet value: error: checkpoint 3x8.ckpt is of another board ({game.format(game.start)!r}, asked: '11/11'): "
+        f"leave BOARD out to read it\n"), other.stderr
 
 
 def test_a_finished_solve_and_a_solve_in_pieces_give_the_value(tmp_path):
@@ -116,7 +118,7 @@ def test_a_finished_solve_and_a_solve_in_pieces_give_the_value(tmp_path):
     assert standing(tmp_path / "pieces.ckpt")["components"][0]["value"] == values[game.start]
 
 
-def test_a_checkpoint_whose_board_is_missing_or_bad_is_refused_in_one_line(tmp_path):
+def test_a_checkpoint_it_cannot_read_is_refused_in_one_line_that_never_says_delete_it(tmp_path):
     game = FlipGame(3, 8)
     stopped_solve(tmp_path / "good.ckpt", game, 100)
     with np.load(tmp_path / "good.ckpt") as f:
@@ -129,3 +131,9 @@ def test_a_checkpoint_whose_board_is_missing_or_bad_is_refused_in_one_line(tmp_p
             np.savez(f, **{**saved, "identity": np.array(json.dumps(about))})
         with pytest.raises(DamagedFile, match=re.escape(f"checkpoint {tmp_path / name}.ckpt {message}")):
             standing(tmp_path / f"{name}.ckpt")
+    with open(tmp_path / "older.ckpt", "wb") as f:  # read, never written: no advice to delete it
+        np.savez(f, **{**saved, "identity": np.array(json.dumps({**identity, "format": "flipnet-cram-checkpoint-2"}))})
+    with pytest.raises(DamagedFile, match=r"older.ckpt is a checkpoint of another version of flipnet "
+                                          r"\('flipnet-cram-checkpoint-2', this one reads '.*'\): the flipnet that "
+                                          r"wrote it reads it$"):
+        standing(tmp_path / "older.ckpt")

@@ -171,9 +171,10 @@ class Checkpoint:
     once the solver is ready to search, `bind`), and the values of the finished pieces of
     a solve in pieces (`pieces.py`), true of the board alone."""
 
-    def __init__(self, path, board=None):
-        """`board` None: the board the file is of (it must exist), read with its first record."""
-        self.path, self.board = Path(path), board
+    def __init__(self, path, board=None, only_read=False):
+        """`board` None: the board the file is of (it must exist), read with its first record.
+        `only_read`: the file is read, never written (`--status`), and a refusal says so."""
+        self.path, self.board, self.only_read = Path(path), board, only_read
         self.identity = {"format": FORMAT, "board": board}
         self.facts_identity = None
         self.seconds = checkpoint_seconds()
@@ -214,12 +215,13 @@ class Checkpoint:
                     raise DamagedFile(f"{self.path} is not a flipnet search checkpoint")
                 if about["format"] != FORMAT:
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
-                                      f"({about['format']!r}, this one reads {FORMAT!r}): delete it to start over")
+                                      f"({about['format']!r}, this one reads {FORMAT!r}): " +
+                                      ("the flipnet that wrote it reads it" if self.only_read else "delete it to start over"))
                 contents = {name: empty[name] if name in LATER and name not in f.files else
                             str(f[name]) if name in TEXTS else f[name] for name in names}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__}): delete it to start "
-                              f"over") from None
+            raise DamagedFile(f"checkpoint {self.path} is damaged ({type(exc).__name__})" +
+                              ("" if self.only_read else ": delete it to start over")) from None
         if self.board is None:  # the file's board, whichever it is
             if not isinstance(about.get("board"), str):
                 raise DamagedFile(f"checkpoint {self.path} is damaged (its board)")
@@ -234,8 +236,10 @@ class Checkpoint:
     def _check_same(self, about, mine):
         for key, value in mine.items():
             if about.get(key) != value:
+                mine_is, advice = ("asked", "leave BOARD out to read it") if self.only_read else \
+                    ("this solve", "give another file, or delete it to start over")
                 raise FlipnetError(f"checkpoint {self.path} is of another {_what(key)} ({about.get(key)!r}, "
-                                   f"this solve: {value!r}): give another file, or delete it to start over")
+                                   f"{mine_is}: {value!r}): {advice}")
 
     def read(self):
         """((bits, meta), (wide bits, wide meta)) of the facts the file holds, the wide

@@ -36,7 +36,7 @@ def standing(path, board=None):
     child up to symmetry, the moves that leave it and what is proven of it ("value", or
     "not": values it does not have). The pieces recorded count for a board of one component
     (its children are then the board's)."""
-    checkpoint = Checkpoint(path, board)
+    checkpoint = Checkpoint(path, board, only_read=True)
     recorded = checkpoint.recorded_identity() or {}
     checkpoint.facts_identity = recorded  # read whatever search wrote them: `same_search` says which
     solver, facts = _solver_with_facts(checkpoint, recorded.get("mirror", True))
