@@ -27,6 +27,7 @@ from flipnet.solve.cram.wide import split_words
 from flipnet.solve.kayles import dawson_kayles
 from flipnet.solve.parts import components
 
+
 def standing(path, board=None):
     """{"board", "work", "facts", "same_search", "database", "pieces", "components"} of the
     checkpoint at `path` (of `board`, if given: another board's file is refused in one
@@ -83,6 +84,8 @@ def _log_for(facts):
 
 
 def _component(solver, game, state, part, record):
+    """`standing`'s entry of one component (`components`' frame with its place) of the
+    board `state` of `game`; `record`: the pieces recorded, {child's text: its answer}."""
     bits, h, w, r0, c0 = part
     about = {"cells": h * w if min(h, w) == 1 else int(bits).bit_count(), "box": f"{h}x{w}", "at": [r0, c0]}
     if min(h, w) == 1:
