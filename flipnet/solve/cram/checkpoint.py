@@ -214,9 +214,9 @@ class Checkpoint:
                 if not isinstance(about, dict) or not str(about.get("format")).startswith(FORMAT[:-1]):
                     raise DamagedFile(f"{self.path} is not a flipnet search checkpoint")
                 if about["format"] != FORMAT:
+                    advice = "the flipnet that wrote it reads it" if self.only_read else "delete it to start over"
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
-                                      f"({about['format']!r}, this one reads {FORMAT!r}): " +
-                                      ("the flipnet that wrote it reads it" if self.only_read else "delete it to start over"))
+                                      f"({about['format']!r}, this one reads {FORMAT!r}): {advice}")
                 contents = {name: empty[name] if name in LATER and name not in f.files else
                             str(f[name]) if name in TEXTS else f[name] for name in names}
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
