@@ -19,7 +19,7 @@ import numpy as np
 from flipnet.base.cores import check_search_workers, usable_cores
 from flipnet.base.errors import Cancelled, FlipnetError, Interrupted, TimedOut
 from flipnet.base.places import cache_dir
-from flipnet.base.progress import bar
+from flipnet.base.progress import bar, shown as progress_shown
 from flipnet.solve.cram import search
 from flipnet.solve.cram.bits import is_point_symmetric_zero
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
@@ -546,7 +546,8 @@ class CramSolver:
                     return
                 except Paused:
                     self.save_checkpoint()
-                    carry["standing"] = self._where_it_stands(kernel, args)
+                    if self.supervisor.progress and progress_shown():  # only for a line someone sees
+                        carry["standing"] = self._where_it_stands(kernel, args)
                 except FlipnetError as exc:
                     if self.supervisor.left:  # a kernel still writes the table: its facts cannot be read now
                         raise
@@ -565,7 +566,7 @@ class CramSolver:
         if kernel is search.nimbers_of and args[0].size == 1:
             bits, h, w = int(args[0][0]), int(args[1][0]), int(args[2][0])
         elif kernel is search.wide_values and args[0].size == 1:
-            bits, h, w = int(args[0][0]) | int(args[1][0]) << 64, args[2], args[3]
+            bits, h, w = int(args[0][0]) | int(args[1][0]) << 64, int(args[2]), int(args[3])
         else:
             return None
         from flipnet.solve.cram.standing import in_a_line
