@@ -4,8 +4,10 @@ moves and searches less; a checkpoint of another question, or a damaged one, is 
 in one line. The boards here are searched without the endgame database (the tests' own
 setting), so that a second or two of search is left to stop."""
 
+import importlib.metadata
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -142,6 +144,51 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         read(SMALL)
 
 
+def test_a_checkpoint_moved_to_another_search_names_the_flipnet_that_goes_on_from_it(tmp_path):
+    """A solve carried to a machine whose flipnet searches otherwise is refused, and told
+    which flipnet wrote the facts (version and commit); a file written before that record
+    was kept is read as before, and a damaged record is refused."""
+    path = tmp_path / "c.ckpt"
+    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver.use_checkpoint(Checkpoint(path, SMALL))
+    solver.value(cells(SMALL))
+    solver.checkpoint.save(solver.tt, solver.wide_tt)
+    writer = Checkpoint(path).recorded_writer()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    assert writer["flipnet"] == importlib.metadata.version("flipnet")
+    assert writer["commit"] in (head, head + "+changes")
+
+    def reading(**changed):
+        with np.load(path) as f:
+            saved = {name: f[name].copy() for name in f.files}
+        about = json.loads(str(saved["facts_identity"]))
+        saved["facts_identity"] = np.array(json.dumps({**about, "search": "0123456789abcdef"}))
+        for name, text in changed.items():
+            if text is None:
+                del saved[name]
+            else:
+                saved[name] = np.array(text)
+        with open(tmp_path / "moved.ckpt", "wb") as f:
+            np.savez(f, **saved)
+        checkpoint = Checkpoint(tmp_path / "moved.ckpt", SMALL)
+        checkpoint.bind(solver.endgame, False)
+        return checkpoint.read
+
+    mine = solver.checkpoint.facts_identity["search"]
+    refusal = f"moved.ckpt is of another version of the search ('0123456789abcdef', this solve: '{mine}'): "
+    for record, who in ((None, ""), ('{"flipnet": "0.0.9", "commit": "abcdef0123456789abcd+changes"}',
+                                     "flipnet 0.0.9 at commit abcdef012345 with changes wrote it and goes on from "
+                                     "it; or "),
+                        ('{"flipnet": null, "commit": null}', "a flipnet pip never installed wrote it and goes on "
+                                                              "from it; or ")):
+        with pytest.raises(FlipnetError, match=re.escape(refusal + who + "give another file, or delete it to start "
+                                                                         "over") + "$"):
+            reading(written_by=record)()
+    with pytest.raises(DamagedFile, match=re.escape("moved.ckpt is damaged (the flipnet that wrote it)")):
+        reading(written_by='{"flipnet": 1}')()
+
+
 def test_the_work_of_a_run_is_counted_once_however_often_it_writes_and_reads(tmp_path):
     """Each write records the runs before this one and this one's total so far; a run that
     reads the file again after its own writes (its table grown) does not count itself twice."""
@@ -231,11 +278,12 @@ def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkey
     assert len(counts) > 3 and counts == sorted(counts), err[-500:]
     assert_the_line_says_where_the_proof_stands(err, board, 1)
     assert err.count("\n") == 1, err[-500:]  # the line closed once, at the end
+    longer = "/".join(["1" * 8] * 5)  # 5x8: seconds of search, where 4x9's can end within the limit
     timed = CramSolver(progress=False, tt_log=20, mirror=False, timeout=0.5)
-    timed.use_checkpoint(Checkpoint(tmp_path / "timed.ckpt", board))
+    timed.use_checkpoint(Checkpoint(tmp_path / "timed.ckpt", longer))
     start = time.perf_counter()
     with pytest.raises(FlipnetError, match="no answer within --timeout 0.5 s"):
-        timed.value(cells(board))
+        timed.value(cells(longer))
     assert time.perf_counter() - start < 5
 
 

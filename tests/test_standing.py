@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.pieces import canonical
 from flipnet.solve.cram.standing import standing
 
+ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (10, 30, 100, 300, 1000, 3000, 10000, 0)  # positions searched before the stop (0: none)
 
 
@@ -81,6 +83,10 @@ def test_the_command_says_where_the_solve_stands_in_text_and_json(tmp_path):
     assert lines[0] == f"3x8.ckpt: flip {game.format(game.start)}"
     assert lines[1] == (f"  {expected['facts']:,} facts kept, 0 pieces recorded; in all {searched:,} positions and "
                         f"{expected['work']['seconds']:.1f} s of search over 1 run")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    assert re.fullmatch(rf"  its facts written by flipnet \S+ at commit {head[:12]}( with changes)?",
+                        lines[2]), lines[2]
+    del lines[2]
     least = part["at_least"]
     assert lines[2] == (f"component of 24 cells in a 3x8 box at 0,0: value at least {least}; is it {least}? "
                         f"{part['settled']} of {part['children']} children (up to symmetry) settled, "

@@ -192,7 +192,7 @@ def _status(args):
     from pathlib import Path
 
     from flipnet.base.files import json_text
-    from flipnet.solve.cram.checkpoint import work_text
+    from flipnet.solve.cram.checkpoint import work_text, writer_text
     from flipnet.solve.cram.standing import standing
 
     if args.checkpoint is None:
@@ -213,8 +213,12 @@ def _status(args):
     print(f"{args.checkpoint}: flip {report['board']}")
     print(f"  {report['facts']:,} facts kept, {report['pieces']} pieces recorded; "
           + (work_text(report["work"]) if report["work"]["runs"] else "no run's work recorded"))
+    writer = report["written_by"]
+    if writer is not None:
+        print(f"  its facts written by {writer_text(writer)}")
     if not report["same_search"]:
-        print("  its facts are of another version of the search: `value --checkpoint` of this flipnet refuses the file")
+        print("  its facts are of another version of the search: `value --checkpoint` of this flipnet refuses the file"
+              + (f"; {writer_text(writer)} goes on from it" if writer is not None else ""))
     for part in report["components"]:
         where = f"component of {part['cells']} cells in a {part['box']} box at {part['at'][0]},{part['at'][1]}"
         if "at_least" in part:

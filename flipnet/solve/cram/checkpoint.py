@@ -22,7 +22,9 @@ finished child of the board, true of the board alone, so read whatever database 
 search wrote it. Writing one record keeps the other. And it keeps the work that went into
 it: the runs that searched with it, their positions and seconds of search, added up from
 one run to the next (a file without that record, written before it was kept, counts from
-zero), so that a solve of days says what it cost in all.
+zero), so that a solve of days says what it cost in all. And it names the flipnet that
+wrote its facts (version and commit), so that a solve moved to another machine, whose
+flipnet's search differs, is told which one goes on from it.
 """
 
 import hashlib
@@ -37,6 +39,7 @@ from numba import njit
 
 from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
 from flipnet.base.files import atomic_path, check_writable
+from flipnet.base.provenance import commit, version
 from flipnet.solve.cram.bits import canonical, popcount, split
 from flipnet.solve.cram.keys import shape_cols, shape_rows
 from flipnet.solve.cram.search import META, NARROW, _SHAPE, _stored_key, _tt_write, tt_entry, tt_value
@@ -182,10 +185,12 @@ class Checkpoint:
         self.saved = None  # (facts, bytes) of the last write
         self.work_before = dict(NO_WORK)  # the runs before this one: read with the facts
         self.work = None  # all runs' work, this one's so far included, as last written
+        self.writer = None  # the flipnet of this run (`bind`), named in what it writes
 
     def bind(self, endgame, mirror):
         self.facts_identity = {"database": endgame.box_names, "database_bytes": int(endgame.nbytes),
                                "search": search_version(), "mirror": bool(mirror)}
+        self.writer = {"flipnet": version(), "commit": commit()}
 
     def check_place(self):
         """Before the work: the file can be written there, and the disk has room for it."""
@@ -203,7 +208,7 @@ class Checkpoint:
         names = RECORDS if names is None else names
         empty = {"facts_identity": "null", "bits": np.zeros(0, np.uint64), "meta": np.zeros(0, np.uint64),
                  "wide_bits": np.zeros((0, 2), np.uint64), "wide_meta": np.zeros(0, np.uint64), "pieces": "{}",
-                 "work": json.dumps(NO_WORK)}
+                 "work": json.dumps(NO_WORK), "written_by": "null"}
         if not self.path.exists():
             if self.board is None:
                 raise BadInput(f"checkpoint {self.path}: no such file")
@@ -214,7 +219,8 @@ class Checkpoint:
                 if not isinstance(about, dict) or not str(about.get("format")).startswith(FORMAT[:-1]):
                     raise DamagedFile(f"{self.path} is not a flipnet search checkpoint")
                 if about["format"] != FORMAT:
-                    advice = "the flipnet that wrote it reads it" if self.only_read else "delete it to start over"
+                    advice = "the flipnet that wrote it reads it" if self.only_read else \
+                        "the flipnet that wrote it goes on from it; or delete it to start over"
                     raise DamagedFile(f"{self.path} is a checkpoint of another version of flipnet "
                                       f"({about['format']!r}, this one reads {FORMAT!r}): {advice}")
                 contents = {name: empty[name] if name in LATER and name not in f.files else
@@ -233,11 +239,18 @@ class Checkpoint:
         """What the file's facts are true of (`bind`), as the file says; None where it holds none."""
         return _facts_identity(self.path, self._contents(("facts_identity",))["facts_identity"])
 
-    def _check_same(self, about, mine):
+    def recorded_writer(self):
+        """{"flipnet", "commit"} of the run that wrote the file's facts, as the file says
+        (None where it does not: no facts yet, or written before the record was kept)."""
+        return _writer(self.path, self._contents(("written_by",))["written_by"])
+
+    def _check_same(self, about, mine, writer=None):
         for key, value in mine.items():
             if about.get(key) != value:
                 mine_is, advice = ("asked", "leave BOARD out to read it") if self.only_read else \
                     ("this solve", "give another file, or delete it to start over")
+                if key == "search" and writer is not None:  # a solve moved to a machine with another flipnet
+                    advice = f"{writer_text(writer)} wrote it and goes on from it; or {advice}"
                 raise FlipnetError(f"checkpoint {self.path} is of another {_what(key)} ({about.get(key)!r}, "
                                    f"{mine_is}: {value!r}): {advice}")
 
@@ -249,7 +262,7 @@ class Checkpoint:
         bits, meta, wide_bits, wide_meta = (contents[name] for name in ("bits", "meta", "wide_bits", "wide_meta"))
         about = _facts_identity(self.path, contents["facts_identity"])
         if about is not None:
-            self._check_same(about, self.facts_identity)
+            self._check_same(about, self.facts_identity, _writer(self.path, contents["written_by"]))
         if any(a.dtype != np.uint64 for a in (bits, meta, wide_bits, wide_meta)) or bits.shape != meta.shape \
                 or bits.ndim != 1 or wide_bits.shape != (wide_meta.size, 2) or wide_meta.ndim != 1 \
                 or about is None and meta.size + wide_meta.size:
@@ -285,7 +298,8 @@ class Checkpoint:
         self.work = {"runs": before["runs"] + 1, "positions": before["positions"] + int(positions),
                      "seconds": round(before["seconds"] + float(seconds), 1)}
         self._write({**kept, "facts_identity": json.dumps(self.facts_identity), "bits": bits, "meta": meta,
-                     "wide_bits": wide_bits, "wide_meta": wide_meta, "work": json.dumps(self.work)})
+                     "wide_bits": wide_bits, "wide_meta": wide_meta, "work": json.dumps(self.work),
+                     "written_by": json.dumps(self.writer)})
         self.saved = (int(bits.size + wide_meta.size), self.path.stat().st_size)
         return self.saved
 
@@ -320,9 +334,9 @@ class Checkpoint:
                      **{name: np.array(a) if name in TEXTS else a for name, a in contents.items()})
 
 
-RECORDS = ("facts_identity", "bits", "meta", "wide_bits", "wide_meta", "pieces", "work")
-TEXTS = ("facts_identity", "pieces", "work")  # JSON, kept as text arrays
-LATER = ("work",)  # records a file of this format may lack: written before they were kept
+RECORDS = ("facts_identity", "bits", "meta", "wide_bits", "wide_meta", "pieces", "work", "written_by")
+TEXTS = ("facts_identity", "pieces", "work", "written_by")  # JSON, kept as text arrays
+LATER = ("work", "written_by")  # records a file of this format may lack: written before they were kept
 NO_WORK = {"runs": 0, "positions": 0, "seconds": 0.0}
 
 
@@ -330,6 +344,16 @@ def work_text(work):
     """A record of work (NO_WORK's keys) as a person reads it."""
     return (f"in all {work['positions']:,} positions and {_duration(work['seconds'])} of search over "
             f"{work['runs']} run{'s' if work['runs'] != 1 else ''}")
+
+
+def writer_text(writer):
+    """The flipnet a `recorded_writer` record names, as a person reads it."""
+    name = f"flipnet {writer['flipnet']}" if writer.get("flipnet") else "a flipnet pip never installed"
+    found = writer.get("commit")
+    if not found:
+        return name
+    head, changed = found.partition("+")[::2]
+    return f"{name} at commit {head[:12]}" + (" with changes" if changed else "")
 
 
 def _duration(seconds):
@@ -357,6 +381,14 @@ def _facts_identity(path, text):
     if about is not None and not isinstance(about, dict):
         raise DamagedFile(f"checkpoint {path} is damaged (what its facts are true of)")
     return about
+
+
+def _writer(path, text):
+    writer = _json(path, text)
+    if writer is not None and not (isinstance(writer, dict) and writer.keys() == {"flipnet", "commit"} and
+                                   all(v is None or isinstance(v, str) for v in writer.values())):
+        raise DamagedFile(f"checkpoint {path} is damaged (the flipnet that wrote it)")
+    return writer
 
 
 def _what(key):

@@ -29,14 +29,14 @@ from flipnet.solve.parts import components
 
 
 def standing(path, board=None):
-    """{"board", "work", "facts", "same_search", "database", "pieces", "components"} of the
-    checkpoint at `path` (of `board`, if given: another board's file is refused in one
-    line, as `value --checkpoint` refuses it). Each component: its "cells", "box" and
-    place ("at"); its "value" where proven, else "at_least" (the value whose question is
-    under way) and how many of its "children" are "settled" for it; and "moves": for each
-    child up to symmetry, the moves that leave it and what is proven of it ("value", or
-    "not": values it does not have). The pieces recorded count for a board of one component
-    (its children are then the board's)."""
+    """{"board", "work", "facts", "same_search", "written_by", "database", "pieces",
+    "components"} of the checkpoint at `path` (of `board`, if given: another board's file
+    is refused in one line, as `value --checkpoint` refuses it). Each component: its
+    "cells", "box" and place ("at"); its "value" where proven, else "at_least" (the value
+    whose question is under way) and how many of its "children" are "settled" for it; and
+    "moves": for each child up to symmetry, the moves that leave it and what is proven of
+    it ("value", or "not": values it does not have). The pieces recorded count for a board
+    of one component (its children are then the board's)."""
     checkpoint = Checkpoint(path, board, only_read=True)
     recorded = checkpoint.recorded_identity() or {}
     checkpoint.facts_identity = recorded  # read whatever search wrote them: `same_search` says which
@@ -50,6 +50,7 @@ def standing(path, board=None):
     parts = components(game.cells(state), with_origin=True)
     return {"board": checkpoint.board, "work": checkpoint.work_before, "facts": facts,
             "same_search": recorded.get("search", search_version()) == search_version(),
+            "written_by": checkpoint.recorded_writer(),
             "database": solver.endgame.box_names, "pieces": len(record),
             "components": [_component(solver, game, state, part, record if len(parts) == 1 else {})
                            for part in parts]}
