@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 _PUBLIC = {
     "value": "flipnet.api.positions", "values": "flipnet.api.positions",
     "Result": "flipnet.api.positions", "Move": "flipnet.api.positions", "MoveValue": "flipnet.api.positions",
-    "Component": "flipnet.api.positions",
+    "Component": "flipnet.api.positions", "Engine": "flipnet.api.positions",
+    "EngineSettings": "flipnet.api.positions", "default_engine": "flipnet.api.positions",
     "load_dataset": "flipnet.api.data", "Dataset": "flipnet.api.data", "unpack": "flipnet.api.data",
     "load_model": "flipnet.api.models", "models": "flipnet.api.models", "Model": "flipnet.api.models",
     "ModelEntry": "flipnet.api.models",

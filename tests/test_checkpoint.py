@@ -20,6 +20,7 @@ from cli_cases import environment
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.checkpoint import Checkpoint, facts_of
+from flipnet.solve.cram.standing import in_a_line
 
 BOARD = "/".join(["1" * 9] * 4)  # 4x9: over a second of search, 37 winning moves
 SMALL = "/".join(["1" * 5] * 4)
@@ -265,11 +266,10 @@ def test_a_search_paused_for_each_write_shows_one_progress_line(tmp_path, monkey
     from flipnet.solve.cram import supervisor
 
     monkeypatch.setenv("FLIPNET_PROGRESS", "1")
-    monkeypatch.setenv("FLIPNET_CHECKPOINT_SECONDS", "0.1")
     monkeypatch.setattr(supervisor, "PROGRESS_AFTER", 0.05)
     board = "/".join(["1" * 9] * 4)
-    solver = CramSolver(progress=True, tt_log=20, mirror=False)
-    solver.use_checkpoint(Checkpoint(tmp_path / "4x9.ckpt", board))
+    solver = CramSolver(progress=True, tt_log=20, mirror=False, standing_line=in_a_line)
+    solver.use_checkpoint(Checkpoint(tmp_path / "4x9.ckpt", board, seconds=0.1))
     assert solver.value(cells(board)) == 1
     said, err = capfd.readouterr().err.split("\n", 1)
     assert said.startswith(f"flipnet: {tmp_path / '4x9.ckpt'}: a new checkpoint"), said  # once, not at each write

@@ -48,22 +48,23 @@ def test_value_json(capsys):
 def test_value_with_any_number_of_workers_prints_what_one_worker_prints(capsys):
     """By default, and at most, as many workers as the process has usable cores."""
     from flipnet.base.cores import usable_cores
-    from flipnet.solve.position import solver
+    from flipnet.cli import exact
 
     board = "111111/111111/111011/111111"  # one component of 23 cells: searched, not in a table
+    engines, made = [], exact.engine_from_environment
     try:
+        exact.engine_from_environment = lambda: engines.append(made()) or engines[-1]  # each command's own
         outputs = []
         for workers in (1, 2, 3, 4):
             outputs.append(run(capsys, "value", "flip", board, "--workers", str(workers)))
-            assert solver().workers == min(workers, usable_cores())  # more threads than cores only take turns
+            assert engines[-1].search().workers == min(workers, usable_cores())  # more threads only take turns
             capped = workers > usable_cores()
             assert ("more would only take turns" in outputs[-1][2]) == capped
             outputs[-1] = outputs[-1][:2]
-        solver().use_workers(1)
         outputs.append(run(capsys, "value", "flip", board)[:2])
-        assert solver().workers == usable_cores()
+        assert engines[-1].search().workers == usable_cores()
     finally:
-        solver().use_workers(1)
+        exact.engine_from_environment = made
     assert all(out == outputs[0] for out in outputs) and outputs[0][0] == 0 and "winning moves" in outputs[0][1]
 
 

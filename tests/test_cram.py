@@ -349,7 +349,7 @@ def test_canonical_form_ignores_place_and_symmetry():
 
 
 def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
-    import flipnet.solve.cram as cram
+    import flipnet.solve.cram.solver as cram
 
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 14 if cells >= 12 else 10)
     game, values = FlipGame(3, 4), table(FlipGame(3, 4))
@@ -362,7 +362,7 @@ def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatc
 
 
 def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
-    import flipnet.solve.cram as cram
+    import flipnet.solve.cram.solver as cram
     from flipnet.solve.cram import ENTRY_BYTES, MAX_TABLE_LOG, MIN_TABLE_LOG, affordable_table_log
 
     assert affordable_table_log(None) == MAX_TABLE_LOG
@@ -371,7 +371,7 @@ def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
     assert 0 < cram.usable_memory() <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # Linux says
 
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
-    monkeypatch.setattr(cram, "usable_memory", lambda: 2 * ENTRY_BYTES << 21)
+    monkeypatch.setattr(cram, "usable_memory", lambda limit=None: 2 * ENTRY_BYTES << 21)
     solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
     assert solver.value(full(3, 4)) == table(FlipGame(3, 4))[(1 << 12) - 1]
     assert solver.tt_log == 21 and solver.tt.nbytes == ENTRY_BYTES << 21
@@ -410,10 +410,10 @@ def test_usable_memory_sees_a_limit_on_the_address_space():
 def test_a_table_the_system_refuses_gives_way_to_a_smaller_one():
     """Where a limit the solver cannot see refuses a 2^29-entry table (8.6 GB), the solver
     takes the largest smaller one the system grants, and the value is the same."""
-    before = ("import flipnet.solve.cram as cram\n"
+    before = ("import flipnet.solve.cram.solver as cram\n"
               "solver = cram.CramSolver(progress=False, tt_log=cram.MIN_TABLE_LOG, grow_table=True)\n"
               "solver.value({(r, c) for r in range(2) for c in range(3)})\n"  # compiled before the limit
-              "cram.usable_memory = lambda: None\n"
+              "cram.usable_memory = lambda limit=None: None\n"
               "cram.table_log = lambda cells, side: cram.MAX_TABLE_LOG")
     room = 3 << 29  # 1.5 GB: room for 2^26 entries (1.1 GB), not for 2^27
     value, log = run_limited(room, before, "print(solver.value({(r, c) for r in range(3) for c in range(4)}), "
@@ -653,16 +653,14 @@ def test_a_time_limit_or_a_cancel_ends_the_mapping_of_a_large_table_too(monkeypa
     assert pages_present(cancelled) == 0
 
 
-def test_a_search_waiting_for_a_kernel_left_behind_hears_a_cancel_and_its_time_limit(monkeypatch):
+def test_a_search_waiting_for_a_kernel_left_behind_hears_a_cancel_and_its_time_limit():
     """A kernel left behind (compiling, deaf to its stop) holds the table until it ends:
     the next search waits for it, but a cancel or the question's time limit ends the wait
     with the usual line, and a call that changes nothing (the same workers) does not wait."""
     from flipnet.base.errors import Cancelled, TimedOut
-    from flipnet.solve.cram import warm
 
     started = []
-    monkeypatch.setattr(warm, "start_in_background", lambda with_endgame: started.append(with_endgame))
-    solver = CramSolver(progress=False, tt_log=10)
+    solver = CramSolver(progress=False, tt_log=10, compile_in_background=started.append)
     release = threading.Event()
     left = threading.Thread(target=release.wait, args=(60,), daemon=True)
     left.start()
@@ -701,7 +699,7 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
 
 
 def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is_faster(monkeypatch, capsys):
-    import flipnet.solve.cram as cram
+    import flipnet.solve.cram.solver as cram
 
     small = Endgame.build(boxes=((2, 3), (3, 3)))
     solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
@@ -749,16 +747,13 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
 
 
 @pytest.mark.slow
-def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it(monkeypatch):
+def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits_for_it():
     """A kernel that has not begun (Numba compiling it: a minute, the first time) cannot
     see the stop flag; --timeout still ends the call about STOP_GRACE after it, and the
     next call starts only once that kernel has ended (they share the table). The compile
     goes on in a process of its own, so that it survives this one."""
-    from flipnet.solve.cram import warm
-
     started = []
-    monkeypatch.setattr(warm, "start_in_background", lambda with_endgame: started.append(with_endgame))
-    solver = CramSolver(progress=False, tt_log=10, timeout=0.3)
+    solver = CramSolver(progress=False, tt_log=10, timeout=0.3, compile_in_background=started.append)
     ended = threading.Event()
 
     def deaf(ctx):  # a kernel's signature: its arguments, then the solver's context

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-import flipnet.solve.cram as cram
+import flipnet.solve.cram.solver as cram
 from flipnet.games import FlipGame
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import ENTRY_BYTES, MIN_TABLE_LOG, CramSolver, bits, components
 from flipnet.solve.cram.checkpoint import Checkpoint
-from flipnet.solve.cram.standing import standing
+from flipnet.solve.cram.standing import in_a_line, standing
+from flipnet.solve.engine import Settings
 from flipnet.solve.cram.wide import high, low, wide
 from flipnet.solve.kayles import dawson_kayles
 
@@ -168,7 +169,7 @@ def test_where_a_wide_solve_stands_agrees_with_each_child_valued_alone(ladders_a
         solver.use_checkpoint(Checkpoint(tmp_path / f"{k}.ckpt", board))
         value = solver.value(cells)
         solver.save_checkpoint()
-        [part] = standing(tmp_path / f"{k}.ckpt")["components"]
+        [part] = standing(tmp_path / f"{k}.ckpt", settings=Settings(endgame="off"))["components"]
         assert part["value"] == value and part["box"] == f"3x{cols}"
         for entry in part["moves"]:
             for move in entry["moves"]:
@@ -184,11 +185,10 @@ def test_the_progress_line_of_a_wide_solve_says_where_the_proof_stands(tmp_path,
     from flipnet.solve.cram import supervisor
 
     monkeypatch.setenv("FLIPNET_PROGRESS", "1")
-    monkeypatch.setenv("FLIPNET_CHECKPOINT_SECONDS", "0.05")
     monkeypatch.setattr(supervisor, "PROGRESS_AFTER", 0.0)
     board = "/".join(["1" * 25, "0" * 9 + "1" * 7 + "0" * 9, "1" * 25])  # 57 cells in a 3x25 box
-    solver = CramSolver(progress=True, tt_log=20)
-    solver.use_checkpoint(Checkpoint(tmp_path / "w.ckpt", board))
+    solver = CramSolver(progress=True, tt_log=20, standing_line=in_a_line)
+    solver.use_checkpoint(Checkpoint(tmp_path / "w.ckpt", board, seconds=0.05))
     value = solver.value(cells_of_board(board))
     assert wide_facts(solver) > 0
     assert_the_line_says_where_the_proof_stands(capfd.readouterr().err, board, value)
@@ -196,7 +196,7 @@ def test_the_progress_line_of_a_wide_solve_says_where_the_proof_stands(tmp_path,
 
 def test_with_a_wide_component_the_two_tables_share_the_memory_one_would_take(monkeypatch):
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 24)
-    monkeypatch.setattr(cram, "usable_memory", lambda: 2 * ENTRY_BYTES << 21)
+    monkeypatch.setattr(cram, "usable_memory", lambda limit=None: 2 * ENTRY_BYTES << 21)
     solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
     assert solver.value({(r, c) for r in range(2) for c in range(33)}) == 1
     assert solver.tt_log == 20 and solver.wide_log == 19

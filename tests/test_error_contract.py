@@ -414,17 +414,13 @@ def test_an_address_space_limit_ends_an_endgame_build_in_one_line(tmp_path):
 @pytest.fixture(scope="module")
 def explorer(python_linker_module):
     from flipnet.explore.server import Explorer
-    from flipnet.solve.cram import solver
 
-    shared = solver()
-    kept = shared.builds_endgame, shared.max_table_log  # the server sets them on the process's solver
     server = Explorer("127.0.0.1", 0, limit=1.0, default_model="best")
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server
     server.shutdown()
     server.server_close()
-    shared.builds_endgame, shared.max_table_log = kept
 
 
 def _ask(server, method, path, headers=None, body=None):

@@ -15,8 +15,8 @@ from flipnet import games
 from flipnet.play.agents import random_agent
 from flipnet.play.arena import play_match
 from flipnet.solve import value_and_winning_moves
+from flipnet.solve.position import value_and_components
 
-READ_HERE = ("flip", "gridnim", "halfnim", "nim")  # the games this file reads the rules of, below
 SHIPPED = tuple(games.GAMES)  # the games registered when flipnet is imported
 
 
@@ -25,27 +25,13 @@ def cases():
     return [(name, options) for name in games.GAMES for options in games.registration(name).examples]
 
 
-def test_every_shipped_game_is_read_here_independently():
-    assert set(READ_HERE) == set(SHIPPED)
-    assert all(games.registration(name).examples for name in SHIPPED)
-
-
 def cells_of(game, state):
     return {(r, c) for r in range(game.rows) for c in range(game.cols) if state >> (r * game.cols + c) & 1}
 
 
-def brute_moves(game, state):
-    """The moves, read off the rules with no help from the game's own code (a game this
-    file does not read: its own moves)."""
-    if game.name not in READ_HERE:
-        return set(game.legal_moves(state))
-    if game.name == "halfnim":
-        return set(range(1, state // 2 + 1))
-    if game.name == "nim":
-        return {(i, k) for i, h in enumerate(state) for k in range(1, h + 1)}
+def lines_of(game, state, shortest, longest):
+    """Every run of `shortest` to `longest` full cells in a row or a column, as a mask."""
     full = cells_of(game, state)
-    longest = 2 if game.name == "flip" else game.max_take
-    shortest = 2 if game.name == "flip" else 1
     moves = set()
     for r, c in full:
         for dr, dc in ((0, 1), (1, 0)):
@@ -56,15 +42,40 @@ def brute_moves(game, state):
     return moves
 
 
-def brute_play(game, state, move):
-    if game.name not in READ_HERE:
-        return game.play(state, move)
-    if game.name == "halfnim":
-        return state - move
-    if game.name == "nim":
-        i, k = move
-        return state[:i] + (state[i] - k,) + state[i + 1:]
+def cleared(game, state, move):
     return state & ~move
+
+
+def taken(game, state, move):
+    i, k = move
+    return state[:i] + (state[i] - k,) + state[i + 1:]
+
+
+# The rules of each shipped game read here, with no help from its code: (its moves, the
+# position a move leaves). A game this file has no reading of is checked against its own
+# moves; which checks run is chosen by what its registration declares (`check_playouts`).
+READINGS = {
+    "flip": (lambda game, state: lines_of(game, state, 2, 2), cleared),
+    "gridnim": (lambda game, state: lines_of(game, state, 1, game.max_take), cleared),
+    "halfnim": (lambda game, n: set(range(1, n // 2 + 1)), lambda game, n, k: n - k),
+    "nim": (lambda game, heaps: {(i, k) for i, h in enumerate(heaps) for k in range(1, h + 1)}, taken),
+}
+
+
+def test_every_shipped_game_is_read_here_independently():
+    assert set(READINGS) == set(SHIPPED)
+    assert all(games.registration(name).examples for name in SHIPPED)
+
+
+def brute_moves(game, state):
+    """The moves, by this file's reading of the rules (a game it does not read: its own)."""
+    reading = READINGS.get(game.name)
+    return reading[0](game, state) if reading else set(game.legal_moves(state))
+
+
+def brute_play(game, state, move):
+    reading = READINGS.get(game.name)
+    return reading[1](game, state, move) if reading else game.play(state, move)
 
 
 def brute_value_function(game):
@@ -81,22 +92,38 @@ def brute_value_function(game):
 
 
 def starts(game, rng, count):
-    """The game's start and random positions of the same size."""
+    """The game's start and random positions of the same size, drawn as the registration
+    says a position is held: cells of the board, heaps, or one pile."""
+    held_as = games.registration(game.name).held_as
     yield game.start
     for _ in range(count):
-        if game.name not in READ_HERE:  # a position reached from the start by random moves
+        if held_as == "cells":
+            yield int(rng.integers(0, 1 << game.n_cells))
+        elif held_as == "heaps":
+            yield tuple(int(rng.integers(0, h + 1)) for h in game.heaps)
+        elif held_as == "pile":
+            yield int(rng.integers(2, 128))
+        else:  # a position reached from the start by random moves
             state = game.start
             for _ in range(int(rng.integers(0, 4))):
                 if game.is_over(state):
                     break
                 state = game.play(state, random_agent(game, state, rng))
             yield state
-        elif game.name == "halfnim":
-            yield int(rng.integers(2, 128))
-        elif game.name == "nim":
-            yield tuple(int(rng.integers(0, h + 1)) for h in game.heaps)
-        else:
-            yield int(rng.integers(0, 1 << game.n_cells))
+
+
+def check_declarations(game, state, value):
+    """The checks a registration's declarations call for: fixed masks (a move is legal where
+    its cells are full, and clears them), and a value that splits (the XOR of the parts')."""
+    registration = games.registration(game.name)
+    if registration.moves == "masks":
+        assert set(game.legal_moves(state)) == {m for m in game.move_masks if state & m == m}
+        assert all(game.play(state, m) == state & ~m for m in game.legal_moves(state))
+    if registration.splits and game.rule == "normal":
+        total, parts = value_and_components(game, state)
+        assert total == value(state)
+        for part in parts or []:
+            assert part.value == value(game.parse(part.position)), part
 
 
 @pytest.mark.parametrize("name, options", cases(), ids=lambda x: str(x))
@@ -117,6 +144,7 @@ def check_playouts(name, options):
             assert game.parse(game.format(state)) == state
             got_value, got_winning = value_and_winning_moves(game, state)
             assert got_value == value(state), game.format(state)
+            check_declarations(game, state, value)
             assert set(got_winning) == {m for m in legal if value(brute_play(game, state, m)) == 0}
             for move in legal:
                 assert game.parse_move(game.format_move(move), state) == move

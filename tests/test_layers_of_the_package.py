@@ -171,3 +171,40 @@ def test_no_two_modules_import_each_other_even_inside_functions():
     for start in sorted(graph):
         walk(start, start, [start])
     assert not cycles, [" -> ".join(cycle) for cycle in cycles[:5]]
+
+
+def imported_modules(path, names):
+    """The flipnet modules a file imports, anywhere in it: `from P import M` is module P.M
+    where P.M is a module of the package (`names`), else P."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name in names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("flipnet"):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.add(full if full in names else node.module)
+    return found
+
+
+def import_graph():
+    names = {module_name(path): path for path in modules()}
+    return {name: imported_modules(path, names) - {name} for name, path in names.items()}
+
+
+def test_only_the_engine_reaches_into_the_cram_search():
+    """Code outside flipnet.solve asks the engine (`solve/engine.py`, `solve/shapes.py`),
+    never a part of the search: its tables, workers and files stay behind that door."""
+    graph = import_graph()
+    reaching = sorted((name, sorted(m for m in imported if m.startswith("flipnet.solve.cram")))
+                      for name, imported in graph.items()
+                      if stage_of_module(name) != "solve" and any(m.startswith("flipnet.solve.cram") for m in imported))
+    assert not reaching, f"modules outside flipnet.solve importing the search's parts: {reaching}"
+
+
+def test_the_search_reads_no_environment_variable():
+    """The engine's settings come from where a program starts (the CLI, the explorer, the
+    API's default engine): nothing in flipnet.solve reads os.environ."""
+    reading = [str(path.relative_to(PACKAGE)) for path in (PACKAGE / "solve").rglob("*.py")
+               if "os.environ" in path.read_text() or "getenv" in path.read_text()]
+    assert not reading, reading

@@ -1,16 +1,18 @@
 """A solve in pieces (`flipnet value flip BOARD --pieces`): the root's children up to
-symmetry, each valued by a command of its own as a task on Dask distributed. Its value
-and winning moves are the one search's; Ctrl-C keeps the finished pieces in the
-checkpoint and the same command values only the rest; a worker killed in the middle of
-a piece (a scheduler and two workers on 127.0.0.1, as a user starts them) has it run
-again, and the answer is the same. Boards are searched without the endgame database (the
-tests' own setting)."""
+symmetry, each asked only what the root's value needs, here or as tasks on Dask
+distributed. Its value and winning moves are the one search's, at about its cost in
+positions; Ctrl-C keeps what the pieces said in the checkpoint and the same command asks
+only the rest; a worker killed in the middle of a piece (a scheduler and two workers on
+127.0.0.1, as a user starts them) has it asked again, and the answer is the same. Boards
+are searched without the endgame database (the tests' own setting)."""
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -21,15 +23,18 @@ from flipnet import games
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.memory import memory_limit, usable_memory
-from flipnet.solve.cram.pieces import canonical, images, pieces_of
+from flipnet.solve.cram.pieces import ask_piece, canonical, images, piece_checkpoint, pieces_of
+from flipnet.solve.engine import Engine, Settings
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
-# Pieces of at most 20 cells, valued by the plain recursion: what is tested here is the
-# work's spread, not the search (test_cram*.py), and each piece's command takes half a second
 BOARD = "/".join(["1" * 5] * 4)  # 4x5: 10 pieces
+# no symmetry and pieces of 30 cells: the solve a worker is killed in
+ON_A_CLUSTER = "1111110/1111111/1111111/1111111/0111011"
 LOPSIDED = "11100/11111/01101"  # no symmetry: every child a piece of its own (13)
+# no symmetry either, and pieces of 37 cells: a solve of several seconds, stopped in the middle
+LONG_LOPSIDED = "1111110/1111111/1111111/1111111/1111111/0111011"
 
 
 def value_command(board, *more):
@@ -74,10 +79,10 @@ def test_the_pieces_are_the_children_up_to_symmetry():
 
 @pytest.mark.slow
 def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(tmp_path):
-    """On this machine's cores (a LocalCluster), a board with no symmetry: 13 pieces."""
+    """On this machine, a board with no symmetry: 64 pieces."""
     env = environment()
     path = tmp_path / "lopsided.ckpt"
-    proc = subprocess.Popen(value_command(LOPSIDED, "--pieces", "--checkpoint", path), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(value_command(LONG_LOPSIDED, "--pieces", "--checkpoint", path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
     try:
         deadline = 300
@@ -85,27 +90,30 @@ def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(
             deadline -= 0.05
             subprocess.run(["sleep", "0.05"])
         assert proc.poll() is None, "the solve ended before it could be stopped"
-        os.killpg(proc.pid, signal.SIGINT)  # a Ctrl-C at the terminal: the root, its workers and their pieces
+        os.killpg(proc.pid, signal.SIGINT)  # a Ctrl-C at the terminal
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
     line = err.strip().splitlines()[-1]
-    assert "interrupted:" in line and f"{path} keeps" in line and "the same command goes on from there" in line, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out
-    assert not [p for p in psutil.Process().children(recursive=True) if "value" in p.cmdline()]  # no piece left going
+    assert line.startswith("flipnet value: interrupted") and f"{path} keeps what" in line, err
+    assert line.endswith("pieces said: the same command goes on from there"), err
+    assert "Traceback" not in err and not out
+    assert err.startswith(f"flipnet: {path}: a new checkpoint") and len(err.strip().splitlines()) == 2
     assert [p.name for p in tmp_path.iterdir()] == ["lopsided.ckpt"]  # no temporary file left
-    kept = Checkpoint(path, LOPSIDED).pieces()
-    assert 0 < len(kept) < 13
+    kept = Checkpoint(path, LONG_LOPSIDED).pieces()
+    assert 0 < len(kept) < 64
 
-    value, moves, report = answer_of(subprocess.run(value_command(LOPSIDED, "--pieces", "--checkpoint", path),
+    value, moves, report = answer_of(subprocess.run(value_command(LONG_LOPSIDED, "--pieces", "--checkpoint", path),
                                                     capture_output=True, text=True, env=env, cwd=tmp_path,
                                                     timeout=300))
-    assert (value, moves) == one_search(LOPSIDED) and len(moves) > 0
-    assert report["by"] == "pieces" and (report["recorded"], report["run"], report["pieces"]) == \
-        (len(kept), 13 - len(kept), 13)
-    assert len(Checkpoint(path, LOPSIDED).pieces()) == 13
+    assert (value, moves) == one_search(LONG_LOPSIDED)
+    assert report["by"] == "pieces" and (report["recorded"], report["pieces"]) == (len(kept), 64)
+    said = Checkpoint(path, LONG_LOPSIDED).pieces()
+    assert all(said[piece] == kept[piece] for piece in kept if "value" in kept[piece])  # not asked again
+    assert {piece for piece, known in said.items() if known.get("value") == 0} == \
+        {canonical(position) for _, position in moves}  # every child of value 0 known: the winning moves
 
 
 def test_the_checkpoint_keeps_the_pieces_and_the_facts_each_beside_the_other(tmp_path):
@@ -132,52 +140,49 @@ def test_the_checkpoint_keeps_the_pieces_and_the_facts_each_beside_the_other(tmp
         Checkpoint(broken, board).pieces()
 
 
-def test_a_piece_keeps_a_checkpoint_of_its_own_search_until_it_is_recorded(tmp_path, monkeypatch):
-    """The piece's command is given a checkpoint in the pieces' directory (the command's
-    own checkpoint is tested in test_checkpoint.py), which goes once the piece is done."""
-    from flipnet.solve.cram import pieces
-
-    child = "0111111/1111111/1111111"
-    own = pieces.piece_checkpoint(tmp_path, child)
-    own.write_bytes(b"what a stopped run of the piece kept")
-    ran = []
-
-    def command(argv, stdout):
-        ran.append(argv)
-        assert own.exists()  # there to go on from
-        return {"-": json.dumps({"nim_value": 1, "search": {"positions": 5}}).encode()}
-
-    monkeypatch.setattr("flipnet.base.cluster.command_task", command)
-    assert pieces.value_piece(child, 2, tmp_path)["value"] == 1
-    assert ran[0][-2:] == ["--checkpoint", str(own)] and "--workers" in ran[0] and not own.exists()
-    assert pieces.piece_checkpoint(tmp_path, child) != pieces.piece_checkpoint(tmp_path, "1" + child[1:])
+def test_a_piece_goes_on_from_a_checkpoint_of_its_own_search_until_it_is_answered(tmp_path):
+    """On a cluster, a piece keeps a checkpoint in the pieces' directory: an earlier run's
+    facts there spare the search, and the file goes once the piece is answered."""
+    child = "0111111/1111111/1111111/1111111"
+    settings = Settings(workers=1, endgame="off", progress=False)
+    own = piece_checkpoint(tmp_path, child)
+    earlier = Engine(settings)  # a run of the piece that kept its facts, as a stopped one does
+    earlier.use_checkpoint(earlier.checkpoint(own, child))
+    truth = flipnet.value(child, moves=False, engine=earlier).value
+    earlier.save_checkpoint()
+    assert own.exists()
+    fresh = ask_piece(Engine(settings), child, truth)  # no place: a search from nothing
+    again = ask_piece(Engine(settings), child, truth, tmp_path)
+    assert fresh["is"] and again["is"] and again["positions"] < fresh["positions"] and not own.exists()
+    assert not ask_piece(Engine(settings), child, truth + 1)["is"]
+    assert piece_checkpoint(tmp_path, child) != piece_checkpoint(tmp_path, "1" + child[1:])
 
 
 def test_a_process_keeps_to_the_memory_it_is_given(monkeypatch):
-    monkeypatch.setenv("FLIPNET_MEMORY_LIMIT", "3G")
-    assert memory_limit() == 3 << 30 and usable_memory() <= 3 << 30
-    monkeypatch.setenv("FLIPNET_MEMORY_LIMIT", "123456789")
-    assert usable_memory() <= 123456789
+    assert memory_limit("3G") == 3 << 30 and usable_memory(memory_limit("3G")) <= 3 << 30
+    assert usable_memory(123456789) <= 123456789
     for bad in ("0", "-5G", "lots", "1e999"):
-        monkeypatch.setenv("FLIPNET_MEMORY_LIMIT", bad)
         with pytest.raises(FlipnetError, match="FLIPNET_MEMORY_LIMIT=.*give bytes"):
-            memory_limit()
+            memory_limit(bad)
 
 
-def pieces_running(worker_pid):
-    """The `flipnet value` processes a worker process runs (a piece each)."""
+def busy_workers(command_pid):
+    """The worker processes that `dask worker` started which are asking a piece now: busy
+    on the processor over a fifth of a second."""
     try:
-        children = psutil.Process(worker_pid).children(recursive=True)
+        processes = psutil.Process(command_pid).children(recursive=True)
     except psutil.NoSuchProcess:
         return []
-    found = []
-    for child in children:
-        try:
-            if child.cmdline()[3:4] == ["value"] and child.status() != psutil.STATUS_ZOMBIE:
-                found.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return found
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.cpu_percent(None)  # from now
+    time.sleep(0.2)
+    busy = []
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if process.cpu_percent(None) > 30:
+                busy.append(process)
+    return busy
 
 
 @pytest.mark.slow
@@ -187,23 +192,23 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
     env = environment()
     with dask_cluster(tmp_path, env) as (address, workers, started):
         # a record begun elsewhere (three pieces valued here, one search each): the cluster does the rest
-        game = games.for_position("flip", BOARD)
+        game = games.for_position("flip", ON_A_CLUSTER)
         begun = {piece: {"value": flipnet.value(piece, moves=False).value, "positions": 0, "seconds": 0.0}
-                 for piece in list(pieces_of(game, game.parse(BOARD)))[:3]}
-        Checkpoint(tmp_path / "4x5.ckpt", BOARD).save_pieces(begun)
-        solve = subprocess.Popen(value_command(BOARD, "--pieces", "--scheduler", address, "--checkpoint", "4x5.ckpt"),
+                 for piece in list(pieces_of(game, game.parse(ON_A_CLUSTER)))[:3]}
+        Checkpoint(tmp_path / "5x7.ckpt", ON_A_CLUSTER).save_pieces(begun)
+        solve = subprocess.Popen(value_command(ON_A_CLUSTER, "--pieces", "--scheduler", address, "--checkpoint",
+                                               "5x7.ckpt"),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
         started.append(solve)
-        piece = wait_for(lambda: pieces_running(workers.pid), 120, "piece under way")[0]
-        worker = piece.parent()
-        worker.kill()  # the worker process running the piece, not its nanny (which starts a fresh one)
-        wait_for(lambda: not piece.is_running() or piece.status() == psutil.STATUS_ZOMBIE, 10,
-                 "end of the killed worker's piece")  # it ends with its worker: the piece was lost
+        worker = wait_for(lambda: busy_workers(workers.pid), 120, "piece under way")[0]
+        worker.kill()  # the worker process asking the piece, not its nanny (which starts a fresh one)
         out, err = solve.communicate(timeout=300)
         value, moves, report = answer_of(subprocess.CompletedProcess(solve.args, solve.returncode, out, err))
-        assert (value, moves) == one_search(BOARD)
-        assert (report["pieces"], report["recorded"], report["run"]) == (10, 3, 7) and "Traceback" not in err
-        assert len(Checkpoint(tmp_path / "4x5.ckpt", BOARD).pieces()) == 10
+        assert (value, moves) == one_search(ON_A_CLUSTER) and not worker.is_running() and len(moves) > 0
+        assert (report["pieces"], report["recorded"]) == (51, 3) and report["run"] > 0 and "Traceback" not in err
+        said = Checkpoint(tmp_path / "5x7.ckpt", ON_A_CLUSTER).pieces()
+        assert {piece for piece, known in said.items() if known.get("value") == 0} == \
+            {canonical(position) for _, position in moves}
 
 
 def test_the_record_is_small_enough_to_carry(tmp_path):

@@ -20,6 +20,7 @@ from flipnet.base.errors import Interrupted
 from flipnet.datasets import sampled
 from flipnet.datasets.sampled import SampledDataset, make_sample, partial_path, read, resuming_note
 from flipnet.solve.cram import CramSolver
+from flipnet.solve.engine import value_lane
 
 SPEC = SampledDataset("tiny6x6", 6, 6, (0.4, 0.6), 250, "a small protocol for tests")
 TABLE_LOG = 16
@@ -142,7 +143,7 @@ def test_a_lane_valued_as_a_task_gives_what_the_solver_gives_over_a_budget():
     states = np.unique((rng.random((300, 36)) < 0.6) @ (np.uint64(1) << np.arange(36, dtype=np.uint64)))
     solver = small_solver(2)
     here = solver.values_of_sample(states, 6, 6, 40)
-    lanes = [sampled.value_lane(states[lane::2], 6, 6, 40, sampled.lane_settings(solver))[0] for lane in (0, 1)]
+    lanes = [value_lane(states[lane::2], 6, 6, 40, solver.lane_settings())[0] for lane in (0, 1)]
     assert np.array_equal(here[0::2], lanes[0]) and np.array_equal(here[1::2], lanes[1])
     assert (here < 0).any()
 

@@ -44,8 +44,7 @@ def test_a_long_straight_run_is_kayles(search):
     assert Plain().move_values(run) == search.move_values(run)
 
 
-def test_a_large_component_or_a_long_walk_goes_to_the_search(monkeypatch):
-    monkeypatch.setattr(small, "_MEMO", {})  # a walk, not what another test in this process left known
+def test_a_large_component_or_a_long_walk_goes_to_the_search():
     with pytest.raises(TooLarge):
         Plain().value({(r, c) for r in range(3) for c in range(7)})  # 21 cells
     assert SMALL_CELLS == 20

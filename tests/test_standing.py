@@ -20,8 +20,10 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.checkpoint import Checkpoint
 from flipnet.solve.cram.pieces import canonical
 from flipnet.solve.cram.standing import standing
+from flipnet.solve.engine import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
+NO_DATABASE = Settings(endgame="off")  # the suite's own setting, whatever database this machine keeps
 BUDGETS = (10, 30, 100, 300, 1000, 3000, 10000, 0)  # positions searched before the stop (0: none)
 
 
@@ -45,7 +47,7 @@ def test_what_a_checkpoint_proves_holds_wherever_the_search_stopped(tmp_path, sh
     seen = set()
     for budget in BUDGETS:
         searched = stopped_solve(tmp_path / f"{budget}.ckpt", game, budget)
-        report = standing(tmp_path / f"{budget}.ckpt")
+        report = standing(tmp_path / f"{budget}.ckpt", settings=NO_DATABASE)
         assert report["board"] == game.format(game.start) and report["facts"] > 0 and report["same_search"]
         assert report["work"]["runs"] == 1 and report["work"]["positions"] == searched
         [part] = report["components"]
@@ -71,7 +73,7 @@ def test_what_a_checkpoint_proves_holds_wherever_the_search_stopped(tmp_path, sh
 def test_the_command_says_where_the_solve_stands_in_text_and_json(tmp_path):
     game = FlipGame(3, 8)
     searched = stopped_solve(tmp_path / "3x8.ckpt", game, 1000)
-    expected = standing(tmp_path / "3x8.ckpt")
+    expected = standing(tmp_path / "3x8.ckpt", settings=NO_DATABASE)
     part = expected["components"][0]
     assert "at_least" in part and 0 < part["settled"] < part["children"]
     base = [sys.executable, "-m", "flipnet", "value", "flip", "--checkpoint", "3x8.ckpt", "--status"]
@@ -106,14 +108,14 @@ def test_a_finished_solve_and_a_solve_in_pieces_give_the_value(tmp_path):
     game = FlipGame(3, 8)
     values = table(game)
     stopped_solve(tmp_path / "done.ckpt", game, 0)
-    assert standing(tmp_path / "done.ckpt")["components"][0]["value"] == values[game.start]
+    assert standing(tmp_path / "done.ckpt", settings=NO_DATABASE)["components"][0]["value"] == values[game.start]
     checkpoint = Checkpoint(tmp_path / "pieces.ckpt", game.format(game.start))
     children = {canonical(game.format(game.play(game.start, m))): int(values[game.play(game.start, m)])
                 for m in game.legal_moves(game.start)}
     record = {}
     for child, v in children.items():
         checkpoint.save_pieces(record)
-        report = standing(tmp_path / "pieces.ckpt")
+        report = standing(tmp_path / "pieces.ckpt", settings=NO_DATABASE)
         assert report["pieces"] == len(record) and report["facts"] == 0
         [part] = report["components"]
         for entry in part["moves"]:  # a recorded child has its value; another may have it by a rule
@@ -121,7 +123,7 @@ def test_a_finished_solve_and_a_solve_in_pieces_give_the_value(tmp_path):
             assert entry.get("value", -1) == children[after] or after not in record and "not" in entry
         record[child] = {"value": v, "positions": 1, "seconds": 0.0}
     checkpoint.save_pieces(record)
-    assert standing(tmp_path / "pieces.ckpt")["components"][0]["value"] == values[game.start]
+    assert standing(tmp_path / "pieces.ckpt", settings=NO_DATABASE)["components"][0]["value"] == values[game.start]
 
 
 def test_a_checkpoint_it_cannot_read_is_refused_in_one_line_that_never_says_delete_it(tmp_path):
@@ -136,10 +138,10 @@ def test_a_checkpoint_it_cannot_read_is_refused_in_one_line_that_never_says_dele
         with open(tmp_path / f"{name}.ckpt", "wb") as f:
             np.savez(f, **{**saved, "identity": np.array(json.dumps(about))})
         with pytest.raises(DamagedFile, match=re.escape(f"checkpoint {tmp_path / name}.ckpt {message}")):
-            standing(tmp_path / f"{name}.ckpt")
+            standing(tmp_path / f"{name}.ckpt", settings=NO_DATABASE)
     with open(tmp_path / "older.ckpt", "wb") as f:  # read, never written: no advice to delete it
         np.savez(f, **{**saved, "identity": np.array(json.dumps({**identity, "format": "flipnet-cram-checkpoint-2"}))})
     with pytest.raises(DamagedFile, match=r"older.ckpt is a checkpoint of another version of flipnet "
                                           r"\('flipnet-cram-checkpoint-2', this one reads '.*'\): the flipnet that "
                                           r"wrote it reads it$"):
-        standing(tmp_path / "older.ckpt")
+        standing(tmp_path / "older.ckpt", settings=NO_DATABASE)

@@ -1,5 +1,10 @@
 """Exact values of positions: `value` for one (with its moves and components), `values`
-for many at once."""
+for many at once, each asked of an `Engine` (`engine=`), else of the process's default
+one: its settings read from the environment (FLIPNET_ENDGAME, FLIPNET_MIRROR, ...) when it
+is first used, its tables shared by every question that names no engine."""
+
+import contextlib
+import os
 
 import numpy as np
 
@@ -8,14 +13,33 @@ from flipnet.api import arguments
 from flipnet.api.arguments import on_a_board
 from flipnet.base.cores import MAX_SEARCH_WORKERS, usable_cores
 from flipnet.base.errors import BadInput, BadType, brief
-from flipnet.solve.position import (Component, Move, MoveValue, Result, analyse, by_recursion, searched, time_limit,
-                                    use_workers, value_of)
+from flipnet.solve.parts import WORD_CELLS
+from flipnet.solve.engine import Engine, Settings
+from flipnet.solve.position import Component, Move, MoveValue, Result, analyse, searched, value_of
 
-__all__ = ["Component", "Move", "MoveValue", "Result", "value", "values"]
+__all__ = ["Component", "Engine", "EngineSettings", "Move", "MoveValue", "Result", "default_engine", "value", "values"]
+
+EngineSettings = Settings  # the public name of an engine's settings
+
+_DEFAULT = []  # the default engine, made at its first use
+
+
+def default_engine() -> Engine:
+    """The engine that `value` and `values` ask when given none: one per process, its
+    settings from the environment (`Settings.from_environment`) at its first use.
+
+    >>> import flipnet
+    >>> flipnet.default_engine().settings.mirror
+    True
+    """
+    if not _DEFAULT:
+        _DEFAULT.append(Engine(Settings.from_environment(os.environ)))
+    return _DEFAULT[0]
 
 
 def value(position, game: str = "flip", *, misere: bool | None = None, timeout: float | None = None,
-          moves: bool | str = True, workers: int | None = None, max_take: int | None = None) -> Result:
+          moves: bool | str = True, workers: int | None = None, max_take: int | None = None,
+          engine: Engine | None = None) -> Result:
     """The exact value of one position, who wins, and how.
 
     `position`: flipnet's text ("1101/0111": rows of cells, 1 full; Nim "1,3,5"; HalfNim
@@ -29,6 +53,7 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     `max_take`: grid Nim's most stones a move takes (3). A flip position whose components
     have at most 20 cells is valued by a plain recursion, at once; a larger one by the
     compiled search, which a new install compiles the first time (about 40 s, once).
+    `engine`: the `Engine` that answers (its settings and tables; default: `default_engine()`).
 
     The result holds `value` (the nim-value; in misère play 1 for a win of the player to
     move, 0 for a loss), `winner` ("first" or "second"), `winning_moves` (each a move and the
@@ -45,6 +70,12 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     [('11000/00000', 1), ('00000/00011', 1)]
     >>> flipnet.value([1, 3, 5], "nim").winning_moves
     [Move(move='3@3', position='1,3,2')]
+
+    Two engines with their own settings, in one process, each with its own tables:
+
+    >>> plain = flipnet.Engine(flipnet.EngineSettings(workers=1, mirror=False))
+    >>> flipnet.value("11/11", engine=plain).value
+    0
     """
     game, misere = arguments.game_name(game), arguments.misere_rule(misere)
     timeout, moves = arguments.seconds(timeout), arguments.moves_wanted(moves)
@@ -53,19 +84,20 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     text = _text(position, game)
     board = _game(game, text, misere, max_take)
     state = board.parse(text)
-    _workers(board, workers)
-    with _limited(board, timeout):
-        return analyse(board, state, moves=moves)
+    engine = _asked(engine, board, workers)
+    with _limited(engine, board, timeout):
+        return analyse(board, state, moves=moves, engine=engine)
 
 
 def values(positions, game: str = "flip", *, misere: bool | None = None, shape: tuple[int, int] | None = None,
-           timeout: float | None = None) -> np.ndarray:
+           timeout: float | None = None, engine: Engine | None = None) -> np.ndarray:
     """The exact values of many positions, as an int64 array (misère play: 1 win, 0 loss).
 
     `positions`: a sequence of texts (boards may differ in size), or for a board game an
     integer array of bit boards (bit r*cols + c is cell (r, c)) with its `shape`, or an
     array (N, rows, cols) of 0/1 such as `Dataset.boards()`; for Nim an (N, heaps) array.
     Flip boards of one shape are searched in one call of the solver, as its own loop does.
+    `engine`: as `value`'s.
 
     >>> import numpy as np, flipnet
     >>> flipnet.values(["1111/1111/1111", "11/11"]).tolist()
@@ -75,11 +107,12 @@ def values(positions, game: str = "flip", *, misere: bool | None = None, shape: 
     """
     game, misere = arguments.game_name(game), arguments.misere_rule(misere)
     timeout, shape = arguments.seconds(timeout), arguments.shape_of(shape)
+    engine = _asked(engine)
     groups = _grouped(positions, game, misere, shape)
     out = np.zeros(sum(len(index) for index, _, _ in groups), np.int64)
     for index, board, states in groups:
-        with _limited(board, timeout):
-            out[index] = _values_of(board, states)
+        with _limited(engine, board, timeout):
+            out[index] = _values_of(engine, board, states)
     return out
 
 
@@ -88,17 +121,15 @@ def values(positions, game: str = "flip", *, misere: bool | None = None, shape: 
 FEW_POSITIONS = 256
 
 
-def _values_of(board, states):
-    if searched(board) and board.n_cells <= 64:
+def _values_of(engine, board, states):
+    if searched(board) and board.n_cells <= WORD_CELLS:
         if len(states) <= FEW_POSITIONS:
-            found = by_recursion(lambda plain: [plain.value(board.cells(int(state))) for state in states])
+            found = engine.by_recursion(lambda plain: [plain.value(board.cells(int(state))) for state in states])
             if found is not None:
                 return found
-        from flipnet.solve.cram import solver
-
-        return solver().values_of_states(np.asarray(states, np.uint64), board.rows, board.cols)
+        return engine.values_of_states(states, board.rows, board.cols)
     # bit boards as Python ints: the games' rules shift them past 64 bits
-    return [value_of(board, int(state) if isinstance(state, np.integer) else state) for state in states]
+    return [value_of(board, int(state) if isinstance(state, np.integer) else state, engine) for state in states]
 
 
 def _grouped(positions, game, misere, shape, fixed=None):
@@ -163,11 +194,21 @@ def _game(game, text, misere, max_take=None):
     return games.for_position(game, text, misere=misere, max_take=max_take)
 
 
-def _workers(board, workers):
-    use_workers(board, usable_cores() if workers is None else workers)
+def _asked(engine, board=None, workers=None):
+    """The engine a question asks (`default_engine()` unless given), with its threads for
+    this question where the board is searched (`workers`; None: the engine's settings, else
+    the cores the process may use)."""
+    if engine is None:
+        engine = default_engine()
+    elif not isinstance(engine, Engine):
+        raise BadType(f"engine is a flipnet.Engine, not {type(engine).__name__}")
+    if board is not None and searched(board):
+        engine.use_workers(workers or engine.settings.workers or usable_cores())
+    return engine
 
 
-def _limited(board, timeout):
-    """The time limit of a question: `TimedOut` (a TimeoutError) past it."""
-    return time_limit(board, timeout)
+def _limited(engine, board, timeout):
+    """The time limit of a question: `TimedOut` (a TimeoutError) past it. Only a search
+    takes time: the other games' positions, and lines, are answered at once."""
+    return engine.time_limit(timeout) if searched(board) else contextlib.nullcontext()
 

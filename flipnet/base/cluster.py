@@ -227,3 +227,22 @@ def _memory_limit():
     except (ValueError, AttributeError):  # not in a worker, or an engine that does not say
         return {}
     return {"FLIPNET_MEMORY_LIMIT": str(int(limit))} if limit else {}
+
+
+def worker_state(key, make):
+    """What the Dask worker running this task keeps for its later tasks under `key` (made
+    by `make()` at its first), or None where no worker runs it (called here, directly)."""
+    try:
+        worker = distributed().get_worker()
+    except ValueError:
+        return None
+    kept = worker.__dict__.setdefault("_flipnet_kept", {})
+    if key not in kept:
+        kept[key] = make()
+    return kept[key]
+
+
+def worker_memory():
+    """Bytes the Dask worker running this task may use, or None (no worker, or no limit)."""
+    limit = _memory_limit().get("FLIPNET_MEMORY_LIMIT")
+    return int(limit) if limit else None

@@ -96,6 +96,7 @@ def main(argv=None):
     command = f"flipnet {word}" if word else "flipnet"
     try:
         args = build_parser(train_flags=word in ("train", "sweep")).parse_args(argv)
+        args.build_parser = build_parser  # a command that reads another command's flags (sweep --run)
         return args.run(args) or 0
     except Interrupted as exc:
         return _fail(command, exc, _stopped_status(), prefix="")

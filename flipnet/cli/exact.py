@@ -10,7 +10,7 @@ from flipnet import games
 from flipnet.base.checks import check_seed
 from flipnet.base.cores import check_search_workers
 from flipnet.base.errors import BadInput, FlipnetError
-from flipnet.cli.common import board_game_names, game_names, rule_options
+from flipnet.cli.common import board_game_names, engine_from_environment, game_names, rule_options
 
 
 def parse_solve(sub):
@@ -45,15 +45,15 @@ def parse_value(sub):
     p.add_argument("--workers", type=int, metavar="N", default=None,
                    help="threads that search each component of a flip board together (default, and at most: "
                    "the cores the process may use; the same value and moves with any N, only the time differs; "
-                   "with --pieces, threads a piece, default 1)")
-    p.add_argument("--pieces", action="store_true", help="flip: value each child of the board (up to symmetry) "
-                   "as a task of its own on this machine's cores, or a cluster by --scheduler; the value is the "
-                   "mex of theirs, and --checkpoint keeps each piece done (docs/scale.md)")
+                   "with --pieces --scheduler, threads a piece on its worker, default 1)")
+    p.add_argument("--pieces", action="store_true", help="flip: ask each child of the board (up to symmetry) "
+                   "what the root's value needs (is it 0? is it 1? ...), here or as tasks on a cluster by "
+                   "--scheduler; the value is the mex of theirs, and --checkpoint keeps what each said "
+                   "(docs/scale.md)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --pieces: a Dask scheduler (tcp://HOST:8786) whose "
                    "workers value the pieces")
-    p.add_argument("--piece-checkpoints", metavar="DIR", help="with --pieces: a directory every worker can write, "
-                   "where each piece keeps a checkpoint of its own search (default with --checkpoint FILE and no "
-                   "--scheduler: FILE.pieces)")
+    p.add_argument("--piece-checkpoints", metavar="DIR", help="with --pieces --scheduler: a directory every worker "
+                   "can write, where each piece keeps a checkpoint of its own search")
     rule_options(p)
     p.set_defaults(run=cmd_value)
 
@@ -114,6 +114,7 @@ def cmd_solve(args):
 def cmd_value(args):
     from flipnet.base.files import json_text
 
+    args.engine = engine_from_environment()
     if args.status:
         return _status(args)
     if (args.position is None) == (args.file is None):
@@ -140,13 +141,13 @@ def cmd_value(args):
     elif args.checkpoint is not None:
         checkpoint = _checkpoint(args)
         result = _valued(args, args.position)
-        _checkpoint_written(checkpoint)
-        searched = _searched()
+        _checkpoint_written(args.engine, checkpoint)
+        searched = _searched(args.engine)
         if checkpoint.work is not None and "search" in searched:
             searched["search"]["all_runs"] = checkpoint.work  # every run with the file, this one included
     else:
         result = _valued(args, args.position)
-        searched = _searched()
+        searched = _searched(args.engine)
     if args.json:
         print(json_text({**result.to_json(), **searched}, indent=None), end="")
         return
@@ -164,10 +165,9 @@ def cmd_value(args):
 
 def _may_search(args):
     """Whether the game asked of, under the rule asked for, may be valued by the Cram search."""
-    from flipnet.solve.position import theory_of
+    from flipnet.solve.position import may_search
 
-    game = games.make(args.game, misere=args.misere, max_take=args.max_take)
-    return theory_of(game).may_search(game)
+    return may_search(games.make(args.game, misere=args.misere, max_take=args.max_take))
 
 
 def _checkpoint(args, solver=True):
@@ -175,14 +175,11 @@ def _checkpoint(args, solver=True):
     handed to the solver (`solver`)."""
     if not _may_search(args):
         raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
-    from flipnet.solve.cram.checkpoint import Checkpoint
-    from flipnet.solve.position import use_checkpoint
-
     games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
-    checkpoint = Checkpoint(args.checkpoint, args.position.strip())
+    checkpoint = args.engine.checkpoint(args.checkpoint, args.position.strip())
     checkpoint.check_place()
     if solver:
-        use_checkpoint(checkpoint)
+        args.engine.use_checkpoint(checkpoint)
     return checkpoint
 
 
@@ -192,8 +189,7 @@ def _status(args):
     from pathlib import Path
 
     from flipnet.base.files import json_text
-    from flipnet.solve.cram.checkpoint import work_text, writer_text
-    from flipnet.solve.cram.standing import standing
+    from flipnet.solve.engine import work_text, writer_text
 
     if args.checkpoint is None:
         raise BadInput("--status reads a checkpoint: give --checkpoint FILE")
@@ -206,7 +202,7 @@ def _status(args):
         games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
     if Path(args.checkpoint).is_dir():
         raise BadInput(f"--checkpoint {args.checkpoint} is a directory, not a checkpoint file")
-    report = standing(args.checkpoint, None if args.position is None else args.position.strip())
+    report = args.engine.standing(args.checkpoint, None if args.position is None else args.position.strip())
     if args.json:
         print(json_text(report, indent=None), end="")
         return
@@ -240,44 +236,39 @@ def _status(args):
 
 
 def _in_pieces(args):
-    """(Result, {"search": report}) of `value flip BOARD --pieces`: its children valued
-    as tasks (`solve/cram/pieces.py`)."""
+    """(Result, {"search": report}) of `value flip BOARD --pieces`: its children asked what
+    the root's value needs, here or as tasks on a cluster (`solve/cram/pieces.py`)."""
     if not _may_search(args):
         raise BadInput("--pieces splits a flip position in normal play into its children")
     if args.timeout is not None:
         raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
                        "the pieces done)")
-    from flipnet.base.progress import bar
     from flipnet.base.files import ensure_dir
-    from flipnet.solve.cram.pieces import pieces_place, solve_in_pieces
+    from flipnet.base.progress import bar
 
     game = games.for_position(args.game, args.position)
     state = game.parse(args.position)
     checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
-    place = args.piece_checkpoints
-    if place is None and checkpoint is not None and args.scheduler is None:
-        place = pieces_place(checkpoint)
-    if place is not None:
-        place = ensure_dir(place).resolve()  # the pieces run in directories of their own
+    if args.piece_checkpoints is not None and args.scheduler is None:
+        raise BadInput("--piece-checkpoints is for the pieces on a cluster (--scheduler): here the pieces keep "
+                       "their facts in --checkpoint FILE")
+    place = ensure_dir(args.piece_checkpoints).resolve() if args.piece_checkpoints is not None else None
     try:
-        result, report = solve_in_pieces(game, state, args.scheduler, args.workers or 1, checkpoint,
-                                         lambda total: bar(total, "pieces", unit="piece"), place)
+        result, report = args.engine.in_pieces(game, state, scheduler=args.scheduler, workers=args.workers,
+                                               checkpoint=checkpoint, place=place, moves=not args.no_moves,
+                                               progress=lambda total: bar(total, "pieces asked", unit="question"))
     finally:
         if place is not None and place.is_dir() and not any(place.iterdir()):
             place.rmdir()  # no piece left a search of its own to go on from
-    if args.no_moves:
-        result.winning_moves = []
     if checkpoint is not None:
-        print(f"flipnet value: {checkpoint.path}: {report['pieces']} pieces recorded ({report['recorded']} read at "
-              f"the start)", file=sys.stderr)
+        print(f"flipnet value: {checkpoint.path}: what {len(checkpoint.pieces())} pieces said ({report['recorded']} "
+              f"read at the start)", file=sys.stderr)
     return result, {"search": report}
 
 
-def _checkpoint_written(checkpoint):
+def _checkpoint_written(engine, checkpoint):
     """Write the finished solve's checkpoint, and say what it holds (on stderr)."""
-    from flipnet.solve.position import save_checkpoint
-
-    saved = save_checkpoint()
+    saved = engine.save_checkpoint()
     if saved is None:
         print(f"flipnet value: answered without a search (small components, lines or the mirror rule): "
               f"{checkpoint.path} not written", file=sys.stderr)
@@ -293,7 +284,7 @@ def _valued(args, position):
     from flipnet.api.positions import value
 
     return value(position, args.game, misere=args.misere, timeout=args.timeout, moves=not args.no_moves,
-                 workers=args.workers, max_take=args.max_take)
+                 workers=args.workers, max_take=args.max_take, engine=args.engine)
 
 
 def _values_of_lines(args):
@@ -335,18 +326,10 @@ def _open_text(path):
         raise BadInput(f"cannot read {path}: {e.strerror}") from None
 
 
-def _searched():
-    """{"search": what the Cram solver searched} when it ran in this command, else what the
+def _searched(engine):
+    """{"search": what the engine's search did} when it ran in this command, else what the
     plain recursion for small components valued, if it ran."""
-    if "flipnet.solve.cram" in sys.modules:  # loaded only by a search
-        from flipnet.solve.cram import shared_report
-
-        report = shared_report()
-        if report:
-            return {"search": report}
-    from flipnet.solve.small import report
-
-    report = report()
+    report = engine.report()
     return {"search": report} if report else {}
 
 
@@ -372,7 +355,8 @@ def cmd_data(args):
         if isinstance(spec, SampledDataset) and (note := resuming_note(spec, spec.path(out_dir), args.seed)):
             print(note)
         with bar(spec.progress_total(), f"{spec.name} {spec.rows}x{spec.cols}", unit="pos") as progress:
-            more = {"workers": args.workers, "scheduler": args.scheduler} if isinstance(spec, SampledDataset) else {}
+            more = {"workers": args.workers, "scheduler": args.scheduler, "engine": engine_from_environment()} \
+                if isinstance(spec, SampledDataset) else {}
             values, seconds = spec.build(spec.path(out_dir), args.seed, progress.update, **more)
         print(f"wrote {spec.path(out_dir)}: {values.size} positions, values 0..{values.max()}, {seconds:.1f} s")
 
@@ -380,10 +364,9 @@ def cmd_data(args):
 def cmd_endgame(args):
     from flipnet.base.places import cache_dir
     from flipnet.base.progress import bar
-    from flipnet.solve.cram.endgame import BOX_SETS, Endgame
+    from flipnet.solve.engine import endgame_database
 
     start = time.perf_counter()
-    boxes = BOX_SETS[args.cells] if args.cells else None
     with contextlib.ExitStack() as stack:
         shown = []  # the bar, once a build begins (a sound database is only checked)
 
@@ -392,6 +375,6 @@ def cmd_endgame(args):
                 shown.append(stack.enter_context(bar(total, "endgame", unit="pos")))
             shown[0].update(done - shown[0].n)
 
-        endgame = Endgame.load_or_build(args.dir, boxes=boxes, log=print, progress=progress, full_check=True)
+        endgame = endgame_database(args.dir, args.cells, log=print, progress=progress)
     print(f"endgame database in {args.dir or cache_dir()}: boxes {endgame.box_names}, "
           f"{endgame.nbytes / 1e6:.0f} MB, checked and ready in {time.perf_counter() - start:.1f} s")

@@ -201,7 +201,7 @@ def cmd_sweep(args):
     runs = [run for recipe in args.recipe for run in recipe_runs(recipe, settings, seeds)]
     for command in args.commands:
         more = command_runs(command, seeds)
-        _check_command(command, more[0].argv)
+        _check_command(command, more[0].argv, args.build_parser)
         runs += more
     failed = run_sweeps(runs, args.scheduler, args.jobs, args.overwrite)
     for name, error in failed.items():
@@ -210,11 +210,10 @@ def cmd_sweep(args):
     return 1 if failed else 0
 
 
-def _check_command(text, argv):
-    """Refuse, before any task, a --run command flipnet would refuse (its usage error)."""
+def _check_command(text, argv, build_parser):
+    """Refuse, before any task, a --run command flipnet would refuse (its usage error), as
+    the parser `build_parser(train_flags)` makes reads it."""
     import io
-
-    from flipnet.cli import build_parser
 
     told = io.StringIO()
     try:

@@ -7,7 +7,7 @@ import sys
 from flipnet import games
 from flipnet.base.checks import check_seconds, check_seed
 from flipnet.base.errors import FlipnetError
-from flipnet.cli.common import game_names, rule_options
+from flipnet.cli.common import engine_from_environment, game_names, rule_options
 
 
 def parse_play(sub):
@@ -102,8 +102,10 @@ def _configured_game(args):
 def _agent(spec, game, args):
     from flipnet.play.agents import make_agent
 
+    if getattr(args, "engine", None) is None:  # one for the command's exact players
+        args.engine = engine_from_environment()
     agent = make_agent(spec, game, es_path=args.es, model_path=args.model, weights_path=args.weights,
-                       one_ply=getattr(args, "one_ply", False))
+                       one_ply=getattr(args, "one_ply", False), engine=args.engine)
     if getattr(agent, "loaded", None):  # a model asked for by name: say which file (off the JSON)
         print(f"loaded {agent.loaded}", file=sys.stderr if getattr(args, "json", False) else sys.stdout)
     return agent

@@ -3,9 +3,9 @@
 The value of a flip position is the XOR of the values of its connected groups of full
 cells, and a full cell with no full neighbour is worth nothing. So a position can be
 handed to a model as the list of its groups of two or more cells, each named by its
-shape's key: the Cram solver's canonical form (`solve.cram.bits.canonical`: the image
+shape's key: the Cram solver's canonical form (`solve.shapes.canonical`: the image
 under rotation and reflection, moved to the corner, that lies with h <= w and has the
-smallest bits), packed into one integer (`solve.cram.keys.packed_key`: bits | h << 52 |
+smallest bits), packed into one integer (`solve.shapes.packed_key`: bits | h << 52 |
 w << 58). The key is the same wherever, however and on whatever board a shape lies, so what a model learns of a shape
 on 5x5 boards it knows on 7x7 ones. Shapes of up to 52 cells of box have a key (any
 board up to 7x7).
@@ -14,9 +14,9 @@ board up to 7x7).
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.bits import canonical, neighbours, split
-from flipnet.solve.cram.keys import KEY_BITS, MAX_KEY_BOX, key_frame, key_sides, packed_key, shape_cols, shape_rows
 from flipnet.base.errors import BadInput
+from flipnet.solve.shapes import (KEY_BITS, MAX_KEY_BOX, canonical, key_frame, key_sides, neighbours, packed_key, shape_cols,
+                                  shape_rows, split)
 
 BITS = KEY_BITS  # bits of a packed key that hold the shape's cells
 MAX_BOX = MAX_KEY_BOX

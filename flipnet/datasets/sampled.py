@@ -73,13 +73,14 @@ class SampledDataset:
         """The same protocol drawn with another seed (None: its own)."""
         return self if seed is None else dataclasses.replace(self, seed=seed)
 
-    def build(self, path, seed=None, progress=None, workers=1, scheduler=None):
+    def build(self, path, seed=None, progress=None, workers=1, scheduler=None, engine=None):
         """Draw, value and write the sample (with another seed if given), its positions
-        valued by `workers` threads, at most two at once, or as tasks on the Dask scheduler
-        at `scheduler` (the same file every way): (values, seconds)."""
-        from flipnet.solve.cram import solver
+        valued by `engine`'s search (None: an engine of default settings) on `workers`
+        threads, at most two at once, or as tasks on the Dask scheduler at `scheduler` (the
+        same file every way): (values, seconds)."""
+        from flipnet.solve.engine import Engine
 
-        valuer = solver()
+        valuer = Engine() if engine is None else engine
         valuer.use_workers(workers)
         sample, seconds = make_sample(self.seeded(seed), path, valuer, progress, scheduler)
         return sample.values, seconds
@@ -108,7 +109,7 @@ def draw(spec, density, rng):
     return states[np.sort(first)]
 
 
-def make_sample(spec, path, solver, progress=None, scheduler=None):
+def make_sample(spec, path, engine, progress=None, scheduler=None):
     """Draw, value and write the sampled dataset; (sample, seconds of solving).
     `progress(n)` hears of every n more positions valued (or found valued before). With
     `scheduler` (a Dask scheduler's address), each density's lanes are valued as tasks
@@ -124,10 +125,10 @@ def make_sample(spec, path, solver, progress=None, scheduler=None):
     todo = [d for d in spec.densities if d not in kept]
     try:
         if scheduler is not None and todo:
-            _value_on_cluster(spec, path, drawn, todo, kept, solver, progress, scheduler)
+            _value_on_cluster(spec, path, drawn, todo, kept, engine, progress, scheduler)
         for d in todo:
             if d not in kept:
-                kept[d] = _value(spec, drawn[d], solver, progress)
+                kept[d] = _value(spec, drawn[d], engine, progress)
                 _keep_partial(spec, path, kept)
     except Interrupted as exc:
         valued = [d for d in spec.densities if d in kept]
@@ -154,16 +155,16 @@ def make_sample(spec, path, solver, progress=None, scheduler=None):
     return sample, sum(seconds)
 
 
-def _value_on_cluster(spec, path, drawn, todo, kept, solver, progress, scheduler):
+def _value_on_cluster(spec, path, drawn, todo, kept, engine, progress, scheduler):
     """Value the densities `todo` as tasks on the Dask scheduler at `scheduler`: each
     density's lanes (`CramSolver.values_of_sample`) a task each, valued as a lane is here
-    (an empty table of the solver's size, no database), so the values, and the positions
+    (an empty table of the engine's table size, no database), so the values, and the positions
     over the budget, are the ones this machine finds. A density is kept (`_keep_partial`)
     as soon as its lanes are in."""
     from flipnet.base.cluster import connected, run_tasks
-    from flipnet.solve.cram import SAMPLE_LANES, check_nimbers
+    from flipnet.solve.engine import SAMPLE_LANES, check_nimbers, value_lane
 
-    lanes, settings = SAMPLE_LANES, lane_settings(solver)
+    lanes, settings = SAMPLE_LANES, engine.lane_settings()
     tasks = [((d, lane), (drawn[d][lane::lanes], spec.rows, spec.cols, spec.budget, settings))
              for d in todo for lane in range(lanes)]
     got = {}
@@ -189,29 +190,7 @@ def _value_on_cluster(spec, path, drawn, todo, kept, solver, progress, scheduler
                            f"the densities valued are kept)")
 
 
-def lane_settings(solver):
-    """What a lane's values depend on besides its positions: the solver's table size,
-    mirror rule and sets."""
-    from flipnet.solve.cram import search
-
-    return {"tt_log": solver.tt_log, "mirror": bool(solver.control[search.MIRROR]),
-            "sets": int(solver.control[search.SETS])}
-
-
-def value_lane(masks, rows, cols, budget, settings):
-    """A task: one lane's values (-1 over the budget) and its seconds."""
-    from flipnet.solve.cram import CramSolver, search
-
-    solver = CramSolver(progress=False, tt_log=settings["tt_log"], mirror=settings["mirror"])
-    solver.control[search.SETS] = settings["sets"]
-    out, stats = np.zeros(masks.size, np.int64), np.zeros(8, np.int64)
-    start = time.perf_counter()
-    if not solver.value_lane(masks, rows, cols, budget, out, solver.lane_controls(), stats):
-        raise RuntimeError("the lane's search was stopped")
-    return out, time.perf_counter() - start
-
-
-def _value(spec, drawn, solver, progress):
+def _value(spec, drawn, engine, progress):
     """(values, -1 where over the budget; how many were; seconds) of one density's draw."""
     told = [0]
 
@@ -221,7 +200,7 @@ def _value(spec, drawn, solver, progress):
             told[0] = done
 
     start = time.perf_counter()
-    valued = solver.values_of_sample(drawn, spec.rows, spec.cols, spec.budget, tell)
+    valued = engine.values_of_sample(drawn, spec.rows, spec.cols, spec.budget, tell)
     return valued, int((valued < 0).sum()), time.perf_counter() - start
 
 
@@ -242,7 +221,7 @@ def partial_path(path):
 
 def _protocol_key(spec):
     """What the kept densities must have been drawn and valued under to be reused."""
-    from flipnet.solve.cram import SAMPLE_LANES
+    from flipnet.solve.engine import SAMPLE_LANES
 
     return json.dumps([spec.rows, spec.cols, list(spec.densities), spec.per_density, spec.seed, spec.budget,
                        SAMPLE_LANES])

@@ -13,7 +13,7 @@ per shape and kept in a `ShapeTable` that grows as new shapes are met.
 import numpy as np
 from numba import njit
 
-from flipnet.solve.cram.keys import key_frame
+from flipnet.solve.shapes import key_frame
 
 PATTERNS = 256
 FEATURES = PATTERNS + 5 + 6

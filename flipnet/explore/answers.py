@@ -60,10 +60,10 @@ def _cells(board, mask):
     return [list(cell) for cell in board.cells(mask)]
 
 
-def position(game, text, misere=None, limit=None):
+def position(engine, game, text, misere=None, limit=None):
     """The exact value, winner, components and every move's value (best first)."""
     board, state = check_position(game, text, misere)
-    result = value(text, game, misere=misere, moves="all", timeout=limit)
+    result = value(text, game, misere=misere, moves="all", timeout=limit, engine=engine)
     out = {"game": game, "rule": result.rule, "position": result.position, "value": result.value,
            "winner": result.winner}
     moves = [(m, board.parse_move(m.move, state)) for m in result.moves]
@@ -192,11 +192,10 @@ def check_move(game, text, agent, misere=None):
     return board, state
 
 
-def move(models_, game, text, agent, model=None, seed=0, ply=0, misere=None, limit=None):
+def move(engine, models_, game, text, agent, model=None, seed=0, ply=0, misere=None, limit=None):
     """An agent's move from the position, and the position it leaves. The same seed and
     ply give the same move; the perfect player's search ends after `limit` seconds."""
     from flipnet.play.agents import NeuralFlip, make_agent
-    from flipnet.solve.position import time_limit
 
     board, state = check_move(game, text, agent, misere)
     if agent == "network":
@@ -204,9 +203,10 @@ def move(models_, game, text, agent, model=None, seed=0, ply=0, misere=None, lim
         player = NeuralFlip(loaded.network)
         player.read_board(board)
     else:
-        player = make_agent(agent, board)
+        player = make_agent(agent, board, engine=engine)
     rng = np.random.default_rng([int(seed), int(ply)])
-    with models_.lock() if agent == "network" else contextlib.nullcontext(), time_limit(board, limit):
+    limited = engine.time_limit(limit) if searched(board) else contextlib.nullcontext()
+    with models_.lock() if agent == "network" else contextlib.nullcontext(), limited:
         chosen = player(board, state, rng)
     after = board.play(state, chosen)
     out = {"move": board.format_move(chosen), "position": board.format(after)}

@@ -58,7 +58,7 @@ class Question:
             out["positions"] = self._solver.report()["positions"] - self._before if self._solver is not None else 0
             out["seconds"] = round(time.perf_counter() - self.started, 3)
             if self._solver is not None and self._solver.compiling():  # a new install's first search
-                from flipnet.solve.cram.supervisor import COMPILING  # (loaded with the solver)
+                from flipnet.solve.engine import COMPILING
 
                 out["compiling"] = COMPILING  # what the page shows instead of "0 positions searched"
         if self.status == "done":

@@ -10,6 +10,7 @@ file, and answers anything it will not do with a 4xx and a one-line JSON error."
 
 import importlib.resources
 import json
+import os
 import signal
 import threading
 import time
@@ -55,15 +56,16 @@ class Explorer(ThreadingHTTPServer):
 
     def __init__(self, host, port, limit, default_model):
         super().__init__((host, port), Handler)
-        from flipnet.solve.cram import solver
+        from flipnet.api.positions import Engine, EngineSettings
 
         self.files = static_files()
         self.limit, self.default_model = limit, default_model
         self.models = answers.Models()
-        shared = solver()
-        shared.builds_endgame = False  # a request never makes the server write a file
-        shared.max_table_log = min(shared.max_table_log, TABLE_LOG)
-        self.questions = Questions(shared)
+        # the server's settings, read where it starts: a request never makes it write a file
+        settings = EngineSettings.from_environment(os.environ)
+        self.engine = Engine(settings.replace(endgame="off" if settings.endgame == "off" else "cached",
+                                              max_table_log=min(settings.max_table_log, TABLE_LOG)))
+        self.questions = Questions(self.engine.search())
         port = self.server_address[1]
         names = {"127.0.0.1", "localhost", "[::1]", host if ":" not in host else f"[{host}]"}
         self.hosts = {f"{name}:{port}" for name in names}
@@ -183,7 +185,7 @@ class Handler(BaseHTTPRequestHandler):
         answers.check_position(game, text, misere)  # a bad request fails now, not in a question
         limit = self.server.limit
         question = self.server.questions.ask(("position", game, text, misere),
-                                             lambda: answers.position(game, text, misere, limit))
+                                             lambda: answers.position(self.server.engine, game, text, misere, limit))
         self._reply(question)
 
     def _move(self, query):
@@ -197,7 +199,8 @@ class Handler(BaseHTTPRequestHandler):
         limit = self.server.limit
         question = self.server.questions.ask(
             ("move", game, text, agent, model, seed, ply, misere),
-            lambda: answers.move(self.server.models, game, text, agent, model, seed, ply, misere, limit))
+            lambda: answers.move(self.server.engine, self.server.models, game, text, agent, model, seed, ply, misere,
+                                 limit))
         self._reply(question)
 
     def _model(self, query):
@@ -289,9 +292,9 @@ def _compile_the_search():
     (Numba's lock), never a second one. Quiet: what fails here fails again, and is
     reported, when a question asks."""
     try:
-        from flipnet.solve.cram.warm import compile_kernels
+        from flipnet.solve.engine import compile_search
 
-        compile_kernels(with_endgame=False)  # the boards below 30 cells, the database's threshold
+        compile_search(with_endgame=False)  # the boards below 30 cells, the database's threshold
     except Exception:
         pass
 

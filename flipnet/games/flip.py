@@ -55,4 +55,4 @@ REGISTRATION = Registration(
     players={"perfect": "the solver (perfect)", "network": "the network", "random": "a random player"},
     examples=(dict(shape=(1, 9)), dict(shape=(3, 4)), dict(shape=(2, 3), misere=True)),
     too_large=_beyond_the_explorer, limits={"side": EXPLORER_SIDE, "line": EXPLORER_CELLS}, page="board",
-    held_as="cells")
+    held_as="cells", moves="masks", splits=True)

@@ -55,4 +55,4 @@ REGISTRATION = Registration(
     start="1111/1111/1111/1111", form=(r"[01]{1,5}(/[01]{1,5}){0,4}", "rows of 0 and 1 joined by /"),
     players={"optimal": "the optimal player", "random": "a random player"},
     examples=(dict(shape=(3, 3)), dict(shape=(2, 4), max_take=2, misere=False)),
-    too_large=_beyond_the_explorer, held_as="cells")
+    too_large=_beyond_the_explorer, held_as="cells", moves="masks")

@@ -43,10 +43,23 @@ class Registration:
     # "describe_ai": "module:attribute" of a function of the match, printed beside the AI's move)
     console: dict = field(default_factory=dict)
     page: str = "games"  # the explorer's page that shows it: "games", or "board" (flip's own)
+    # How its moves are made: "masks", a board game whose moves each clear a fixed set of
+    # cells (`move_masks`), legal where they are all full (what a table of every state, a
+    # `ByTable` theory and `flipnet solve` need); "rules", any other (its own `legal_moves`, `play`)
+    moves: str = "rules"
+    # Whether a position's value is the XOR of its connected parts' (flip in normal play):
+    # a theory may give its `components`, and the conformance test checks they XOR to it
+    splits: bool = False
 
     @property
     def name(self):
         return self.rules.name
+
+    def __post_init__(self):
+        if self.moves not in MOVES:
+            raise BadInput(f"a registration's moves are one of {', '.join(MOVES)}, not {self.moves!r}")
+        if self.moves == "masks" and not self.board:
+            raise BadInput(f"{self.name}: moves='masks' is for a board game (`games.BoardGame`)")
 
     @property
     def board(self):
@@ -55,6 +68,21 @@ class Registration:
 
 
 REGISTRY = {}  # name -> Registration, in the order registered
+MOVES = ("masks", "rules")  # how a registration's moves are made (`Registration.moves`)
+
+
+def fixed_masks(game):
+    """Whether `game`'s moves are fixed masks of cells, as its registration declares (an
+    unregistered board game: by its class's own masks, as flipnet's boards are)."""
+    registered = REGISTRY.get(game.name)
+    return registered.moves == "masks" if registered is not None else isinstance(game, BoardGame)
+
+
+def check_fixed_masks(game, why="a table of every state"):
+    """Refuse at once a game whose moves are not fixed masks of cells: `why` needs them."""
+    if not fixed_masks(game):
+        raise BadInput(f"{game.name}'s moves are not fixed sets of cells (its registration says moves="
+                       f"{REGISTRY[game.name].moves!r}): {why} cannot value it")
 
 
 def register(registration):

@@ -21,11 +21,26 @@ def random_agent(game, state, rng):
     return moves[int(rng.integers(len(moves)))]
 
 
-def optimal_agent(game, state, rng):
-    winning = winning_moves(game, state)
-    if winning:
-        return winning[int(rng.integers(len(winning)))]
-    return random_agent(game, state, rng)
+class Optimal:
+    """A winning move when there is one, else a random move: the exact values asked of
+    its `engine` (`solve.engine.Engine`; None: one of its own, made at its first move), whose
+    tables serve every move of its games."""
+
+    def __init__(self, engine=None):
+        self.engine = engine
+
+    def __call__(self, game, state, rng):
+        if self.engine is None:
+            from flipnet.solve.engine import Engine
+
+            self.engine = Engine()
+        winning = winning_moves(game, state, self.engine)
+        if winning:
+            return winning[int(rng.integers(len(winning)))]
+        return random_agent(game, state, rng)
+
+
+optimal_agent = Optimal()  # a player with an engine of its own
 
 
 def normal_nimsum_agent(game, state, rng):
@@ -35,13 +50,14 @@ def normal_nimsum_agent(game, state, rng):
     return zero[int(rng.integers(len(zero)))] if zero else random_agent(game, state, rng)
 
 
-def difficulty_agent(p):
-    """Plays `optimal` with probability p, else a random move."""
+def difficulty_agent(p, engine=None):
+    """Plays `optimal` (asking `engine`) with probability p, else a random move."""
     if not 0 <= p <= 1:
         raise FlipnetError(f"difficulty must be between 0 and 1, got {p}")
+    optimal = Optimal(engine)
 
     def agent(game, state, rng):
-        return optimal_agent(game, state, rng) if rng.random() < p else random_agent(game, state, rng)
+        return optimal(game, state, rng) if rng.random() < p else random_agent(game, state, rng)
     return agent
 
 
@@ -77,7 +93,7 @@ class NeuralFlip:
 
 def _difficulty(arg, paths, game):
     try:
-        return difficulty_agent(float(arg))
+        return difficulty_agent(float(arg), paths.get("engine"))
     except ValueError:
         raise FlipnetError(f"write difficulty:P with P between 0 and 1, not {arg!r}") from None
 
@@ -133,6 +149,12 @@ def _simple(agent):
     return factory
 
 
+def _optimal(arg, paths, game):
+    if arg:
+        raise FlipnetError(f"the agent takes no argument after ':', got {arg!r}")
+    return Optimal(paths.get("engine"))
+
+
 def _exact(factory):
     """A factory of an agent that needs exact values: refused at once where they are out of reach."""
     def checked(arg, paths, game):
@@ -144,8 +166,8 @@ def _exact(factory):
 # agent name -> {game name (None: any game): factory(argument after ':', paths, game) -> agent}
 AGENTS = {
     "random": {None: _simple(random_agent)},
-    "optimal": {None: _exact(_simple(optimal_agent))},
-    "perfect": {None: _exact(_simple(optimal_agent))},
+    "optimal": {None: _exact(_optimal)},
+    "perfect": {None: _exact(_optimal)},
     "difficulty": {None: _exact(_difficulty)},
     # the course template's players (template.py)
     "random-row": {"nim": _simple(random_row_agent)},
@@ -161,11 +183,12 @@ AGENTS = {
 DEFAULT_NETWORKS = {False: ("best", "convmem2d", "xormem2d", "mlp2d-fast"), True: ("xornet1d", "conv1d-fast")}
 
 
-def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one_ply=False):
+def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one_ply=False, engine=None):
     """An agent from its name (`AGENTS`): random, optimal (or perfect), difficulty:P, the
     template's random-row, lowest and nonzero-nimsum, normal-nimsum, student-es[:READING],
     feature-es[:PATH], neural[:PATH], network[:NAME] (flip: a trained model by name or
-    path, by default the shipped best one for its board; `one_ply`: with its lookahead)."""
+    path, by default the shipped best one for its board; `one_ply`: with its lookahead).
+    `engine`: the `solve.engine.Engine` an exact player asks (None: one of its own)."""
     name, _, arg = spec.partition(":")
     if name not in AGENTS:
         raise FlipnetError(f"unknown agent {spec!r}: choose from {', '.join(AGENTS)} (difficulty:P)")
@@ -173,7 +196,8 @@ def make_agent(spec, game, es_path=None, model_path=None, weights_path=None, one
     factory = by_game.get(game.name) or by_game.get(None)
     if factory is None:
         raise FlipnetError(f"the {name} agent plays {', '.join(by_game)} only, not {game.name}")
-    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path, "one_ply": one_ply}, game)
+    return factory(arg, {"es": es_path, "model": model_path, "weights": weights_path, "one_ply": one_ply,
+                         "engine": engine}, game)
 
 
 class NeuralHalfNim:

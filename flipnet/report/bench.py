@@ -282,18 +282,17 @@ def _child_json(program, *args, timeout=1800, env=None):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _cram_prepare(boxes=None):
-    """Build the endgame database (`boxes`, default: the one in the cache, else the
-    default set) and compile the solver once (reported, then kept out)."""
-    from flipnet.solve.cram import CramSolver
+def _cram_prepare(cells=None):
+    """Build the endgame database (boxes of at most `cells` cells, default: the one in the
+    cache, else the default set) and compile the solver once (reported, then kept out)."""
     from flipnet.base.places import cache_dir
-    from flipnet.solve.cram.endgame import Endgame
+    from flipnet.solve.engine import Engine, Settings, endgame_database
 
     start = time.perf_counter()
-    endgame = Endgame.load_or_build(boxes=boxes, log=lambda line: print(f"  {line}"))
+    endgame = endgame_database(cells=cells, log=lambda line: print(f"  {line}"), full_check=False)
     built = time.perf_counter() - start
     start = time.perf_counter()
-    CramSolver(endgame=endgame, progress=False, tt_log=10).value({(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)})
+    Engine(Settings(progress=False, plain=False, endgame="off")).search().value({(0, 0), (0, 1), (1, 0), (1, 1), (1, 2)})
     print(f"  endgame database: boxes {endgame.box_names}, {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, "
           f"ready in {built:.1f} s; solver compiled or loaded from the Numba cache in "
           f"{time.perf_counter() - start:.1f} s")
@@ -410,11 +409,11 @@ def bench_start(bench):
     bench.row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
         _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s{beside}")
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
-    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.engine import Engine, Settings
     from flipnet.solve.kayles import line_value_and_winning_moves
 
     states = np.random.default_rng(0).integers(0, 1 << 20, 2000).tolist()
-    cram = CramSolver(progress=False, tt_log=20)
+    cram = Engine(Settings(progress=False, table_log=20, endgame="off")).search()
     cells = [[(0, c) for c in range(20) if s >> c & 1] for s in states]
     cram.winning_moves(cells[0])  # the kernels' first call: loaded from Numba's cache
     search, _ = timed(lambda: [cram.winning_moves(c) for c in cells])
@@ -452,11 +451,12 @@ def _cram_sample(bench, rows=6, cols=6, density=0.6, count=2000):
     """A sample's positions valued in lanes (`flipnet data`), one worker against two in
     this process: the same values, asserted."""
     from flipnet.datasets.sampled import SampledDataset, draw
-    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.engine import Engine, Settings
 
     spec = SampledDataset("bench", rows, cols, (density,), count, "bench")  # the registered budget
     states = draw(spec, density, np.random.default_rng(spec.seed))
-    solvers = {workers: CramSolver(progress=False, workers=workers) for workers in (1, 2)}
+    solvers = {workers: Engine(Settings(progress=False, workers=workers, endgame="off", table_log=26)).search()
+               for workers in (1, 2)}
     solvers[1].values_of_sample(states[:20], rows, cols)  # the kernel's first call: loaded from Numba's cache
     one, values = timed(lambda: solvers[1].values_of_sample(states, rows, cols, spec.budget))
     two, same = timed(lambda: solvers[2].values_of_sample(states, rows, cols, spec.budget))
@@ -469,9 +469,8 @@ def _cram_sample(bench, rows=6, cols=6, density=0.6, count=2000):
 def bench_cram_large(bench):
     print(f"\n== exact values of the largest boards here, each command in a fresh process (at most "
           f"{bench.limit or LARGE_LIMIT:g} s each), with the 30-cell endgame database")
-    from flipnet.solve.cram.endgame import BOX_SETS
 
-    _cram_prepare(BOX_SETS[30])
+    _cram_prepare(30)
     _cram_boards(bench, CRAM_LARGE, limit=LARGE_LIMIT)
 
 
@@ -481,14 +480,13 @@ CRAM_WORKERS = [(5, 8, 1, None), (4, 11, 1, None), (6, 7, 5, None)]  # boards ti
 @section("cram-workers", long=True)
 def bench_cram_workers(bench):
     from flipnet.base.cores import usable_cores
-    from flipnet.solve.cram.endgame import BOX_SETS
 
     cores = usable_cores()
     counts = list(range(1, max(2, cores) + 1))  # a command takes at most the usable cores
     print(f"\n== one search on N workers (threads sharing one table), each command in a fresh process "
           f"(at most {bench.limit or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
           f"{cores} cores")
-    _cram_prepare(BOX_SETS[30])
+    _cram_prepare(30)
     print(f"{'board':<7} {'nimber':>6} " + " ".join(f"{f'N={n} s':>9} {f'N={n} positions':>16}" for n in counts))
     for rows, cols, published, _ in bench.chosen(CRAM_WORKERS):
         label = board_label(rows, cols)

@@ -65,11 +65,13 @@ def cram_random(n, density, count, limit):
     import numpy as np
 
     from flipnet.base.errors import FlipnetError
-    from flipnet.solve.cram import CramSolver
-    from flipnet.solve.cram.endgame import Endgame
+    from flipnet.solve.engine import Engine, Settings
 
     n, density, count, limit = int(n), float(density), int(count), float(limit)
-    solver = CramSolver(endgame=Endgame.load_or_build(), progress=False, timeout=limit)
+    engine = Engine(Settings(progress=False, plain=False, table_log=26, workers=1))
+    engine.load_endgame()
+    solver = engine.search()
+    solver.timeout = limit
     rng = np.random.default_rng(int(1000 * n + 100 * density))
     times, over = [], 0
     for _ in range(count):

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from flipnet.base.errors import BadInput, FlipnetError
+from flipnet.games.registry import check_fixed_masks
 
 MAX_TABLE_CELLS = 30
 MIN_CELLS_PER_JOB_LOG2 = 18  # a layer gets a second thread only with 2^18 table cells of work
@@ -32,6 +33,7 @@ def table(game, progress=None, threads=2):
     (a position with no move is a win: the opponent took the last stone).
     `progress`, if given, is called with the number of states finished after each step.
     """
+    check_fixed_masks(game)
     check_table_size(game.rows, game.cols)
     return solve_states(game.n_cells, game.move_masks, game.rule, progress, threads)
 

@@ -7,7 +7,8 @@ recursion for small ones (`small`), which must not wait for Numba to load.
 from flipnet.base.errors import FlipnetError
 from flipnet.solve.kayles import kayles_splits
 
-MAX_FRAME = 128  # cells of a component's bounding box the search takes (two 64-bit words)
+WORD_CELLS = 64  # cells of the largest box whose positions are one 64-bit word (the one-word search, a batch)
+MAX_FRAME = 2 * WORD_CELLS  # cells of a component's bounding box the search takes (two words)
 
 
 def components(cells, with_origin=False):

@@ -6,117 +6,63 @@ largest board an optimal player can play through): flip by `Cram` (components, K
 lines, the Cram solver's search; misere play, which does not split, by the table), grid
 Nim by `ByTable` (a table of the sub-game on the full cells), HalfNim and Nim by their
 `ClosedForm`s. The functions below ask a game's theory; none branches on a game's name.
+A theory that searches asks the `engine.Engine` it is given (`engine`): its settings and
+tables are the caller's, none is kept here.
 """
 
-import contextlib
-import os
-import sys
-import time
-from dataclasses import dataclass, field
-from typing import NamedTuple
-
 from flipnet.base.errors import FlipnetError
-from flipnet.games.registry import REGISTRY, named
+from flipnet.games.registry import REGISTRY, check_fixed_masks, named
 from flipnet.solve.dp import MAX_TABLE_CELLS, induced_game, solve_states
 from flipnet.solve.halfnim import halfnim_value, halfnim_winning_moves
 from flipnet.solve.kayles import dawson_kayles, line_value_and_winning_moves
 from flipnet.solve.nim import nim_outcome, nim_winning_moves
+from flipnet.solve.result import Component, Move, MoveValue, Result
 
 
-class Move(NamedTuple):
-    """A move as the game writes it, and the position it leaves."""
-    move: str
-    position: str
-
-
-class MoveValue(NamedTuple):
-    """A move, the position it leaves and that position's value (0: the move wins)."""
-    move: str
-    position: str
-    value: int
-
-
-class Component(NamedTuple):
-    """A connected part of a flip position (the rest emptied) and its nim-value."""
-    position: str
-    value: int
-
-
-@dataclass
-class Result:
-    """What a position is worth: its `value`, `winner`, `winning_moves`, and where asked
-    every move with the value it leaves (`moves`) and its `components` (flip)."""
-
-    game: str
-    rule: str
-    position: str
-    value: int  # the nim-value (normal play) or 1/0 for a win/loss of the player to move (misere)
-    winning_moves: list = field(default_factory=list)  # [Move] that leave the opponent lost
-    moves: list = None  # [MoveValue] of every legal move, best first (`analyse(..., moves="all")`)
-    components: list = None  # [Component] of a flip position in normal play, whose values XOR to `value`
-
-    @property
-    def first_player_wins(self):
-        """Whether the player to move wins with perfect play."""
-        return self.value != 0
-
-    @property
-    def winner(self):
-        """"first" (the player to move) or "second"."""
-        return "first" if self.first_player_wins else "second"
-
-    def to_json(self):
-        """A JSON object (`flipnet value --json`): "nim_value" (misère: "win"), the moves
-        and components as objects."""
-        key = "nim_value" if self.rule == "normal" else "win"
-        out = {
-            "game": self.game,
-            "rule": self.rule,
-            "position": self.position,
-            key: self.value,
-            "first_player_wins": self.first_player_wins,
-            "winning_moves": [{"move": m, "position": p} for m, p in self.winning_moves],
-        }
-        if self.moves is not None:
-            out["moves"] = [{"move": m, "position": p, "value": v} for m, p, v in self.moves]
-        if self.components is not None:
-            out["components"] = [{"position": p, "value": v} for p, v in self.components]
-        return out
-
-
-def analyse(game, state, moves=True):
+def analyse(game, state, moves=True, engine=None):
     """The position's value, its components (flip in normal play) and, with `moves`, its
-    winning moves (True) or every legal move with the value it leaves ("all"), as text."""
-    value, parts = value_and_components(game, state)
+    winning moves (True) or every legal move with the value it leaves ("all"), as text.
+    `engine`: the `Engine` a search asks (None: a new one, with the default settings)."""
+    engine = _engine(engine)
+    value, parts = value_and_components(game, state, engine)
     analysis = Result(game.name, game.rule, game.format(state), int(value), components=parts)
     if moves == "all":
-        valued = sorted(move_values(game, state), key=lambda mv: (mv[1], mv[0]))
+        valued = sorted(move_values(game, state, engine), key=lambda mv: (mv[1], mv[0]))
         analysis.moves = [MoveValue(game.format_move(m), game.format(game.play(state, m)), int(v))
                           for m, v in valued]
         analysis.winning_moves = [Move(m, p) for m, p, v in analysis.moves if v == 0]
     elif moves:
-        _, winning = value_and_winning_moves(game, state)
+        _, winning = value_and_winning_moves(game, state, engine)
         analysis.winning_moves = [Move(game.format_move(m), game.format(game.play(state, m))) for m in winning]
     return analysis
 
 
-def value_and_components(game, state):
+def _engine(engine):
+    """The engine a question asks: the one given, else a new one with default settings."""
+    if engine is None:
+        from flipnet.solve.engine import Engine
+
+        engine = Engine()
+    return engine
+
+
+def value_and_components(game, state, engine=None):
     """(value, [Component] or None): a game whose theory splits a position (flip in normal
     play: its connected components, lines valued by Kayles) gives its parts; the others
     None."""
-    theory = theory_of(game)
-    parts = theory.components(game, state)
+    theory, engine = theory_of(game), _engine(engine)
+    parts = theory.components(game, state, engine)
     if parts is None:
-        return theory.value(game, state), None
+        return theory.value(game, state, engine), None
     value = 0
     for _, v in parts:
         value ^= v
     return value, [Component(game.format(_mask(game, cells)), int(v)) for cells, v in parts]
 
 
-def move_values(game, state):
+def move_values(game, state, engine=None):
     """[(move, value of the position it leaves)] for every legal move."""
-    return theory_of(game).move_values(game, state)
+    return theory_of(game).move_values(game, state, _engine(engine))
 
 
 def _runs(game, state):
@@ -141,9 +87,9 @@ def _mask(game, cells):
     return mask
 
 
-def value_and_winning_moves(game, state):
+def value_and_winning_moves(game, state, engine=None):
     """(value, [moves that leave the opponent lost]) with moves as the game writes them."""
-    return theory_of(game).value_and_winning_moves(game, state)
+    return theory_of(game).value_and_winning_moves(game, state, _engine(engine))
 
 
 def theory_of(game):
@@ -153,56 +99,8 @@ def theory_of(game):
     return named(REGISTRY[game.name].theory)
 
 
-def winning_moves(game, state):
-    return value_and_winning_moves(game, state)[1]
-
-
-# What a question asked of the search before the search was loaded (a small position
-# never loads it): its workers, and the time limits still open, entered at its first use
-_ASKED = {"workers": None, "limits": []}
-
-
-def solver():
-    """The shared Cram solver, imported at first use: it loads Numba (0.2-0.7 s), which no
-    other answer here needs."""
-    from flipnet.solve.cram import solver as shared
-
-    search = shared()
-    if _ASKED["workers"] is not None:
-        search.use_workers(_ASKED["workers"])
-        _ASKED["workers"] = None
-    for limit in _ASKED["limits"]:
-        if not limit["entered"]:
-            limit["entered"] = True
-            left = None if limit["seconds"] is None else limit["seconds"] - (time.perf_counter() - limit["since"])
-            limit["stack"].enter_context(search.time_limit(left if left is None else max(left, 1e-3),
-                                                           asked=limit["seconds"]))
-    return search
-
-
-def _search_loaded():
-    return "flipnet.solve.cram" in sys.modules
-
-
-def by_recursion(ask):
-    """ask(answerer) by the plain recursion (`small`), which needs no Numba; None where a
-    component is too large for it, or with FLIPNET_PLAIN=off (every position searched,
-    `make bench`). No answer is None itself."""
-    from flipnet.solve.small import Plain, TooLarge
-
-    if os.environ.get("FLIPNET_PLAIN", "on") == "off":
-        return None
-    try:
-        return ask(Plain())
-    except TooLarge:
-        return None
-
-
-def exact(ask):
-    """ask(answerer) of a flip position's cells: by the plain recursion when its components
-    are small, else by the shared solver's search."""
-    answer = by_recursion(ask)
-    return ask(solver()) if answer is None else answer
+def winning_moves(game, state, engine=None):
+    return value_and_winning_moves(game, state, engine)[1]
 
 
 def searched(game):
@@ -210,79 +108,36 @@ def searched(game):
     return game.name in REGISTRY and theory_of(game).searched(game)
 
 
-def use_workers(game, workers):
-    """Search this game's positions with `workers` threads (`CramSolver.use_workers`), at
-    most the cores the process may use: more threads would only take turns on them, each
-    searching ahead what the others may not need (on two cores, 4 threads took 12-13%
-    longer than 2: docs/cram.md, step 8)."""
-    from flipnet.base.cores import usable_cores
-
-    workers = min(workers, usable_cores())
-    if searched(game):
-        if _search_loaded():
-            solver().use_workers(workers)
-        else:
-            _ASKED["workers"] = workers
+def may_search(game):
+    """Whether the game, under its rule, is one whose positions the search may value (what
+    a checkpoint or the pieces of a solve are for)."""
+    return game.name in REGISTRY and theory_of(game).may_search(game)
 
 
-def use_checkpoint(checkpoint):
-    """The shared solver keeps the facts of its searches in `checkpoint`
-    (`cram.checkpoint.Checkpoint`), starting from those it holds."""
-    solver().use_checkpoint(checkpoint)
-
-
-def save_checkpoint():
-    """Write the shared solver's checkpoint once more (a finished solve's facts, its value
-    among them); (facts, bytes), or None where no search ran."""
-    search = solver()
-    if search.checkpoint is None or search.checkpoint.facts_identity is None:
-        return None
-    return search.save_checkpoint()
-
-
-@contextlib.contextmanager
-def time_limit(game, seconds):
-    """One limit in seconds (None: none) for every search a question about this game's
-    positions takes: the Cram solver's; the other games' positions, and small flip
-    positions, are answered at once."""
-    if not searched(game):
-        yield
-    elif _search_loaded():
-        with solver().time_limit(seconds):
-            yield
-    else:
-        with contextlib.ExitStack() as stack:
-            limit = {"seconds": seconds, "since": time.perf_counter(), "stack": stack, "entered": False}
-            _ASKED["limits"].append(limit)
-            try:
-                yield
-            finally:
-                _ASKED["limits"].remove(limit)
-
-
-def value_of(game, state):
+def value_of(game, state, engine=None):
     """The value alone (for flip, one search instead of one per move)."""
-    return theory_of(game).value(game, state)
+    return theory_of(game).value(game, state, _engine(engine))
 
 
 class Theory:
     """How a game's positions are valued (a registration's `theory`). This one answers from
-    `value_and_winning_moves` alone, each move's value by valuing the position it leaves."""
+    `value_and_winning_moves` alone, each move's value by valuing the position it leaves.
+    Each question takes the `engine.Engine` that a search would ask."""
 
-    def value_and_winning_moves(self, game, state):
+    def value_and_winning_moves(self, game, state, engine):
         raise NotImplementedError
 
-    def value(self, game, state):
-        return self.value_and_winning_moves(game, state)[0]
+    def value(self, game, state, engine):
+        return self.value_and_winning_moves(game, state, engine)[0]
 
-    def components(self, game, state):
+    def components(self, game, state, engine):
         """[(cells, value)] of the parts whose values XOR to the position's, or None: a
         game that does not split."""
         return None
 
-    def move_values(self, game, state):
+    def move_values(self, game, state, engine):
         game.check_playable(state)  # a player's bound on how many moves it lists
-        return [(m, self.value(game, game.play(state, m))) for m in game.legal_moves(state)]
+        return [(m, self.value(game, game.play(state, m), engine)) for m in game.legal_moves(state)]
 
     def searched(self, game):
         """Whether the Cram solver's search values this game's positions."""
@@ -305,17 +160,17 @@ class ClosedForm(Theory):
     def __init__(self, answer):
         self.answer = answer
 
-    def value_and_winning_moves(self, game, state):
+    def value_and_winning_moves(self, game, state, engine):
         return self.answer(game, state)
 
 
 class ByTable(Theory):
     """A board position valued by a table of the game on its full cells only."""
 
-    def value_and_winning_moves(self, game, state):
+    def value_and_winning_moves(self, game, state, engine):
         return _by_table(game, state)
 
-    def move_values(self, game, state):
+    def move_values(self, game, state, engine):
         return _by_table(game, state, every_move=True)
 
     def reach(self, game):
@@ -333,34 +188,34 @@ class Cram(ByTable):
     def may_search(self, game):
         return game.rule == "normal"
 
-    def value_and_winning_moves(self, game, state):
+    def value_and_winning_moves(self, game, state, engine):
         if game.rule == "misere":
-            return super().value_and_winning_moves(game, state)
+            return super().value_and_winning_moves(game, state, engine)
         if not self.searched(game):
             value, firsts = line_value_and_winning_moves(state, game.n_cells)
             return value, sorted((1 << i) | (1 << (i + 1)) for i in firsts)
-        value, dominoes = exact(lambda answerer: answerer.winning_moves(game.cells(state)))
+        value, dominoes = engine.exact(lambda answerer: answerer.winning_moves(game.cells(state)))
         return value, sorted(1 << game.bit(*a) | 1 << game.bit(*b) for a, b in dominoes)
 
-    def value(self, game, state):
+    def value(self, game, state, engine):
         if self.searched(game):  # one search, not one per move
-            return exact(lambda answerer: answerer.value(game.cells(state)))
-        return super().value(game, state)
+            return engine.exact(lambda answerer: answerer.value(game.cells(state)))
+        return super().value(game, state, engine)
 
-    def components(self, game, state):
+    def components(self, game, state, engine):
         if game.rule == "misere":
             return None
         if self.searched(game):
-            return exact(lambda answerer: answerer.valued_components(game.cells(state)))
+            return engine.exact(lambda answerer: answerer.valued_components(game.cells(state)))
         return [(run, dawson_kayles(len(run))) for run in _runs(game, state)]
 
-    def move_values(self, game, state):
+    def move_values(self, game, state, engine):
         if game.rule == "misere":
-            return super().move_values(game, state)
+            return super().move_values(game, state, engine)
         if self.searched(game):
-            _, valued = exact(lambda answerer: answerer.move_values(game.cells(state)))
+            _, valued = engine.exact(lambda answerer: answerer.move_values(game.cells(state)))
             return [(1 << game.bit(*a) | 1 << game.bit(*b), v) for (a, b), v in valued]
-        total = value_and_components(game, state)[0]
+        total = value_and_components(game, state, engine)[0]
         out = []
         for run in _runs(game, state):
             rest = total ^ dawson_kayles(len(run))
@@ -377,6 +232,7 @@ class Cram(ByTable):
 def _by_table(game, state, every_move=False):
     """Value of a board position by a table of the game on its full cells only, and its
     winning moves (or, `every_move`, every legal move with the value it leaves)."""
+    check_fixed_masks(game, "a table of its full cells")
     cells, masks = induced_game(state, game.move_masks)
     if len(cells) > MAX_TABLE_CELLS:
         raise FlipnetError(f"{game.name} ({game.rule} play) positions are solved by a table of "
@@ -416,3 +272,49 @@ def check_reach(game):
     if game.n_cells > limit:
         raise FlipnetError(f"a {game.shape} board has {game.n_cells} cells; a player that needs exact "
                            f"values plays boards of at most {limit} ({how})")
+
+
+class Recursion(Theory):
+    """Any game by the mex of its own moves, each position's value remembered (a game whose
+    moves are not fixed masks, such as Node Kayles on a small board): for small positions,
+    at most RECURSION_POSITIONS of them a question."""
+
+    def value_and_winning_moves(self, game, state, engine):
+        memo = {}
+        value = _mex_value(game, state, memo)
+        return value, [m for m in game.legal_moves(state) if _mex_value(game, game.play(state, m), memo) == 0]
+
+    def value(self, game, state, engine):
+        return _mex_value(game, state, {})
+
+
+RECURSION_POSITIONS = 200_000  # positions one question may value by `Recursion`
+
+
+def _mex_value(game, state, memo):
+    """The Grundy value of `state` by the game's own moves (misère: 1 for a win of the
+    player to move, 0 for a loss), iteratively, remembering each position in `memo`."""
+    stack = [state]
+    while stack:
+        top = stack[-1]
+        if top in memo:
+            stack.pop()
+            continue
+        children = [game.play(top, m) for m in game.legal_moves(top)]
+        waiting = [child for child in children if child not in memo]
+        if waiting:
+            if len(memo) + len(stack) > RECURSION_POSITIONS:
+                raise FlipnetError(f"{game.name}: {game.format(state)} has more than {RECURSION_POSITIONS:,} "
+                                   f"positions below it, past what its recursion values")
+            stack.extend(waiting)
+            continue
+        values = {memo[child] for child in children}
+        stack.pop()
+        if game.rule == "misere":
+            memo[top] = int(not children or 0 in values)
+        else:
+            memo[top] = next(v for v in range(len(values) + 1) if v not in values)
+    return memo[state]
+
+
+RECURSION = Recursion()  # the theory a registration may name: "flipnet.solve.position:RECURSION"

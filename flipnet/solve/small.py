@@ -6,7 +6,7 @@ install, compile for forty seconds. A position is answered here when each of its
 components has at most SMALL_CELLS cells and the question visits at most NODE_BUDGET new
 positions (a full 4x5 box: about 11,000); otherwise `TooLarge` hands it to the search.
 The recursion splits every position it meets into components, as the search does, and
-remembers every value it finds for the rest of the process.
+remembers every value it finds for the rest of its `Plain` object's life (an engine's).
 """
 
 import time
@@ -30,23 +30,12 @@ class TooLarge(Exception):
     """Left to the compiled search."""
 
 
-_MEMO = {}
-_DONE = {"positions": 0, "seconds": 0.0}  # what the recursion has valued in this process
-
-
-def report():
-    """What the recursion has done so far (the search's `report`, for small positions), or
-    None if it never ran."""
-    if not _DONE["positions"] and not _MEMO:
-        return None
-    return {"positions": _DONE["positions"], "seconds": round(_DONE["seconds"], 3), "by": "plain recursion"}
-
-
 class _Question:
-    """One question's walk, with the new positions it may still value (`left`)."""
+    """One question's walk, with the new positions it may still value (`left`), the values
+    its recursion remembers (`memo`) and what it counts (`done`)."""
 
-    def __init__(self, budget):
-        self.left = budget
+    def __init__(self, budget, memo, done):
+        self.left, self.memo, self.done = budget, memo, done
 
     def value(self, bits, h, w):
         """The nimber of a component (its cells as bits on an h x w box)."""
@@ -59,13 +48,13 @@ class _Question:
     def _value(self, bits, w, first, last):
         low = (bits & -bits).bit_length() - 1
         key = (bits >> (low - low % w), w)  # moved up to the box's top row
-        known = _MEMO.get(key)
+        known = self.memo.get(key)
         if known is not None:
             return known
         self.left -= 1
         if self.left < 0:
             raise TooLarge
-        _DONE["positions"] += 1
+        self.done["positions"] += 1
         seen = set()
         for pairs, step in ((bits & (bits >> 1) & ~last, 1), (bits & (bits >> w), w)):
             while pairs:
@@ -75,9 +64,9 @@ class _Question:
         value = 0
         while value in seen:
             value += 1
-        if len(_MEMO) >= MEMO_CAP:
-            _MEMO.clear()
-        _MEMO[key] = value
+        if len(self.memo) >= MEMO_CAP:
+            self.memo.clear()
+        self.memo[key] = value
         return value
 
     def _sum(self, bits, w, first, last):
@@ -98,20 +87,31 @@ class _Question:
 
 class Plain:
     """The Cram solver's questions (cells in, cells out, the same order), for positions
-    whose components are all small; `TooLarge` otherwise."""
+    whose components are all small; `TooLarge` otherwise. It remembers the values it
+    finds for its later questions."""
 
     def __init__(self, budget=NODE_BUDGET):
         self.budget = budget
+        self.memo = {}
+        self.done = {"positions": 0, "seconds": 0.0}
+
+    def report(self):
+        """What the recursion has done so far (the search's `report`, for small positions),
+        or None if it never ran."""
+        if not self.done["positions"] and not self.memo:
+            return None
+        return {"positions": self.done["positions"], "seconds": round(self.done["seconds"], 3),
+                "by": "plain recursion"}
 
     def _valued(self, cells):
         parts = components(cells, with_origin=True)
         if any(min(h, w) > 1 and bin(bits).count("1") > SMALL_CELLS for bits, h, w, _, _ in parts):
             raise TooLarge
-        question, start = _Question(self.budget), time.perf_counter()
+        question, start = _Question(self.budget, self.memo, self.done), time.perf_counter()
         try:
             return question, [(part, question.value(*part[:3])) for part in parts]
         finally:
-            _DONE["seconds"] += time.perf_counter() - start
+            self.done["seconds"] += time.perf_counter() - start
 
     def value(self, cells):
         total = 0

@@ -93,9 +93,9 @@ def errors_beyond_file(model_file, sample_file, density=0.5, solver=None):
         raise FlipnetError(f"{sample_file} holds densities {', '.join(f'{d:g}' for d in densities)}; "
                            f"not {density:g}")
     if solver is None:
-        from flipnet.solve.cram import CramSolver
+        from flipnet.solve.engine import Engine, Settings
 
-        solver = CramSolver(progress=False)
+        solver = Engine(Settings(progress=False, table_log=26, workers=1, endgame="off")).search()
     rows, cols = int(sample.attrs["rows"]), int(sample.attrs["cols"])
     states, _ = sample.at(density)
     return {"run": run_config(meta).get("name") or model.name, "file": str(model_file), "data": str(sample_file),

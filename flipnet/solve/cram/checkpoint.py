@@ -10,7 +10,7 @@ another machine or to keep beside a published value), and a run that reads it st
 with them in its table: the search descends again, finds them, and does not search below
 them again.
 
-The solver writes it every FLIPNET_CHECKPOINT_SECONDS (default CHECKPOINT_SECONDS) by
+The solver writes it every `seconds` (the settings' checkpoint_seconds, 120 unless told) by
 pausing its workers (their kernels end as on a stop; the table stays), and when it is
 stopped (Ctrl-C, SIGTERM, a time limit); each write is atomic, so a `kill -9` loses at
 most the facts found since the last. A file of another board, another endgame database
@@ -29,7 +29,6 @@ flipnet's search differs, is told which one goes on from it.
 
 import hashlib
 import json
-import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -42,26 +41,14 @@ from flipnet.base.files import atomic_path, check_writable
 from flipnet.base.provenance import commit, version
 from flipnet.solve.cram.bits import canonical, popcount, split
 from flipnet.solve.cram.keys import shape_cols, shape_rows
+from flipnet.solve.cram.limits import CHECKPOINT_SECONDS
 from flipnet.solve.cram.search import META, NARROW, _SHAPE, _stored_key, _tt_write, tt_entry, tt_value
 from flipnet.solve.cram.wide import WIDE_CELLS, load, store, wide
 
 FORMAT = "flipnet-cram-checkpoint-3"
 MAX_FACTS = 1 << 20  # the facts kept: 16 MB at most
-CHECKPOINT_SECONDS = 120.0  # between two writes during a search
 # The files whose code decides what a fact means (keys, table words) or which are true
 SEARCH_FILES = ("search.py", "bits.py", "keys.py", "endgame.py", "wide.py")
-
-
-def checkpoint_seconds():
-    """Seconds between two writes (FLIPNET_CHECKPOINT_SECONDS, else CHECKPOINT_SECONDS)."""
-    text = os.environ.get("FLIPNET_CHECKPOINT_SECONDS")
-    try:
-        seconds = float(text) if text else CHECKPOINT_SECONDS
-    except ValueError:
-        raise FlipnetError(f"FLIPNET_CHECKPOINT_SECONDS={text!r} is not a number of seconds") from None
-    if not seconds > 0:
-        raise FlipnetError(f"FLIPNET_CHECKPOINT_SECONDS must be above 0, got {text}")
-    return seconds
 
 
 def search_version():
@@ -174,13 +161,14 @@ class Checkpoint:
     once the solver is ready to search, `bind`), and the values of the finished pieces of
     a solve in pieces (`pieces.py`), true of the board alone."""
 
-    def __init__(self, path, board=None, only_read=False):
+    def __init__(self, path, board=None, only_read=False, seconds=CHECKPOINT_SECONDS):
         """`board` None: the board the file is of (it must exist), read with its first record.
-        `only_read`: the file is read, never written (`--status`), and a refusal says so."""
+        `only_read`: the file is read, never written (`--status`), and a refusal says so.
+        `seconds`: between two writes during a search."""
         self.path, self.board, self.only_read = Path(path), board, only_read
         self.identity = {"format": FORMAT, "board": board}
         self.facts_identity = None
-        self.seconds = checkpoint_seconds()
+        self.seconds = seconds
         self.facts_read = 0
         self.saved = None  # (facts, bytes) of the last write
         self.work_before = dict(NO_WORK)  # the runs before this one: read with the facts
@@ -316,8 +304,8 @@ class Checkpoint:
         return work_text(self.work or self.work_before)
 
     def pieces(self):
-        """{piece: {"value", "positions", "seconds"}} of the finished pieces the file
-        records ({} where none)."""
+        """{piece: {"value" or "not", "positions", "seconds"}} of what the pieces of a solve
+        said, as the file records it ({} where none)."""
         record = _json(self.path, self._contents(("pieces",))["pieces"])
         if not isinstance(record, dict) or not all(_is_piece(answer) for answer in record.values()):
             raise DamagedFile(f"checkpoint {self.path} is damaged (its record of pieces)")
@@ -364,8 +352,14 @@ def _duration(seconds):
 
 
 def _is_piece(answer):
-    return isinstance(answer, dict) and answer.keys() == {"value", "positions", "seconds"} and \
-        all(isinstance(answer[k], int) and answer[k] >= 0 for k in ("value", "positions")) and \
+    """A piece's record: its "value", or the values it does "not" have, with "positions"
+    and "seconds"."""
+    if not isinstance(answer, dict) or len(answer) != 3 or not {"positions", "seconds"} <= answer.keys():
+        return False
+    said = answer["value"] if "value" in answer else answer.get("not")
+    told = isinstance(said, int) and said >= 0 if "value" in answer else \
+        isinstance(said, list) and all(isinstance(v, int) and v >= 0 for v in said)
+    return told and isinstance(answer["positions"], int) and answer["positions"] >= 0 and \
         isinstance(answer["seconds"], (int, float)) and answer["seconds"] >= 0
 
 

@@ -41,6 +41,7 @@ from numba.extending import intrinsic
 
 from flipnet.base import signals
 from flipnet.base.errors import FlipnetError
+from flipnet.solve.cram.limits import memory_limit  # noqa: F401 - a limit's text, read by the settings
 
 
 @intrinsic
@@ -141,13 +142,13 @@ def _madvise_without_the_gil(memory, advice, progress=None, stopped=signals.requ
         del view
 
 
-def usable_memory():
+def usable_memory(limit=None):
     """Bytes a table may count on, or None where the platform says nothing: the least of the
     machine's memory, a control group's limit (a container's), the process's address-space
-    limit (`ulimit -v`), the room left to commit where the kernel refuses to overcommit, and
-    the memory available now. Each bounds what a mapping may take before the kernel refuses
-    it or a full container kills the process."""
-    bounds = [_physical_memory(), _cgroup_limit(), _address_space_limit(), memory_limit()]
+    limit (`ulimit -v`), the room left to commit where the kernel refuses to overcommit, the
+    memory available now, and `limit` (bytes, the settings' memory limit). Each bounds what
+    a mapping may take before the kernel refuses it or a full container kills the process."""
+    bounds = [_physical_memory(), _cgroup_limit(), _address_space_limit(), limit]
     meminfo = _meminfo()
     if "MemAvailable" in meminfo:
         bounds.append(meminfo["MemAvailable"])
@@ -155,25 +156,6 @@ def usable_memory():
         bounds.append(max(meminfo["CommitLimit"] - meminfo["Committed_AS"], 0))
     known = [bound for bound in bounds if bound is not None]
     return min(known) if known else None
-
-
-UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def memory_limit():
-    """FLIPNET_MEMORY_LIMIT in bytes (a number, or one with K, M, G or T after it), else
-    None; a value that is not one is refused in one line."""
-    text = os.environ.get("FLIPNET_MEMORY_LIMIT", "").strip()
-    if not text:
-        return None
-    number, unit = text.rstrip("KMGTkmgt"), text[len(text.rstrip("KMGTkmgt")):].upper()
-    try:
-        limit = float(number) * UNITS[unit]
-    except (ValueError, KeyError):
-        limit = -1.0
-    if not 0 < limit < float("inf"):
-        raise FlipnetError(f"FLIPNET_MEMORY_LIMIT={text!r}: give bytes, or a number with K, M, G or T (8G)")
-    return int(limit)
 
 
 def _physical_memory():
@@ -195,14 +177,14 @@ def _cgroup_limit_files():
     files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
     try:
         with open("/proc/self/cgroup") as lines:
-            for line in lines:
-                _, controllers, group = line.rstrip("\n").split(":", 2)
-                if controllers == "":
-                    files.append(f"/sys/fs/cgroup{group.rstrip('/')}/memory.max")
-                elif "memory" in controllers.split(","):
-                    files.append(f"/sys/fs/cgroup/memory{group.rstrip('/')}/memory.limit_in_bytes")
+            groups = [fields[1:] for fields in (line.rstrip("\n").split(":", 2) for line in lines) if len(fields) == 3]
     except (OSError, ValueError):
-        pass
+        return files
+    for controllers, group in groups:
+        if controllers == "":
+            files.append(f"/sys/fs/cgroup{group.rstrip('/')}/memory.max")
+        elif "memory" in controllers.split(","):
+            files.append(f"/sys/fs/cgroup/memory{group.rstrip('/')}/memory.limit_in_bytes")
     return files
 
 

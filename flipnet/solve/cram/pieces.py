@@ -1,50 +1,33 @@
-"""A long solve in pieces: the root's children, each valued on its own as a task on Dask
-distributed (this machine's cores, or a cluster by its scheduler's address:
-`base/cluster.py`), and the root's value the mex of theirs.
+"""A long solve in pieces: the root's children up to symmetry, each asked only what the
+root's value needs, and the root's value the mex of theirs.
 
-A piece is the command `flipnet value flip CHILD --no-moves --json`, run by whichever
-worker takes it, within that worker's memory (FLIPNET_MEMORY_LIMIT) and with the endgame
-database of its machine. Children that are one position up to the eight symmetries of a
-rectangle (its rotations and reflections, the transposed board among them) are one piece.
-The pieces share nothing: a worker killed in the middle of one has it run again elsewhere
-(the scheduler's own doing), and each finished piece's value goes into the checkpoint's
-record (`--checkpoint FILE`, checkpoint.py) as it comes back, so the same command, here or
-on another machine, values only the pieces not recorded. The record is a few dozen bytes
-a piece and true of the board alone: a child's value does not depend on the search or
-the database that found it.
+Children that are one position up to the eight symmetries of a rectangle (its rotations
+and reflections, the transposed board among them) are one piece. The root's value is
+found as one search finds it, value after value: for v = 0, 1, ... each piece not yet
+known is asked "is your value v?" (`ask_piece`: its parts' values but the largest's
+computed, the largest asked only that), until a piece says yes (v is a child's value: on
+to v + 1) or every piece has said no (the root's value is v). With the winning moves
+wanted, every piece is asked about 0, since each child of value 0 is one.
 
-What it costs: every child's exact value, where one search of the root stops once the
-mex is proven (a root of value 0 needs each child shown not to be 0, not its value). What
-it gives: searches of their own, each on its own machine's cores and memory, and a second
-computation of a value one search found, sharing none of its table.
+What a piece proves reaches the pieces after it through the engine's table: on this
+machine every piece is asked of the command's own engine (its threads search each piece
+together, as one search's do), and on a Dask cluster (`base/cluster.py`) each worker
+process keeps an engine for the pieces it is given (`worker_state`). So on one machine
+the pieces cost what one search costs; across machines, each worker's table holds what
+its own pieces proved. Each answer goes into the checkpoint's record (`--checkpoint FILE`,
+checkpoint.py) as it comes: the same command, here or on another machine, asks only what
+is not recorded. A worker killed in the middle of a piece has it asked again elsewhere
+(the scheduler's own doing). The record holds a piece's value or the values it does not
+have, a few dozen bytes a piece, true of the board alone.
 """
 
-import contextlib
 import hashlib
-import json
 import time
 from pathlib import Path
 
 from flipnet.base.errors import DamagedFile, FlipnetError, Interrupted
-from flipnet.solve.position import Move, Result
-
-
-def images(text):
-    """The board's text under the eight symmetries of a rectangle."""
-    rows = text.split("/")
-    cols = ["".join(row[c] for row in rows) for c in range(len(rows[0]))]
-    found = []
-    for grid in (rows, cols):  # the board and its transpose
-        for flip_rows in (False, True):
-            for flip_cols in (False, True):
-                lines = grid[::-1] if flip_rows else grid
-                found.append("/".join(line[::-1] if flip_cols else line for line in lines))
-    return found
-
-
-def canonical(text):
-    """One text for a position and all its images: the least of them."""
-    return min(images(text))
+from flipnet.solve.cram.symmetry import canonical, images  # noqa: F401 - images: a piece's symmetric children
+from flipnet.solve.result import Move, Result
 
 
 def pieces_of(game, state):
@@ -56,24 +39,43 @@ def pieces_of(game, state):
     return pieces
 
 
-def value_piece(text, workers, place=None):
-    """A task: {"value", "positions", "seconds"} of one piece, by the flipnet command.
-    `place`: a directory where the piece keeps a checkpoint of its own search
-    (`piece_checkpoint`), so that a piece stopped in the middle (Ctrl-C, a session's end)
-    goes on from it when it runs again; it is deleted once the piece is recorded."""
-    from flipnet.base.cluster import command_task
+def nearest_the_centre(game, pieces):
+    """The pieces in the order one search asks its options: the domino nearest the board's
+    centre first (a question that one yes settles asks fewest that way)."""
+    middle = ((game.rows - 1) / 2, (game.cols - 1) / 2)
 
-    started = time.perf_counter()
+    def distance(piece):
+        cells = game.cells(pieces[piece][0])
+        return sum(abs(r - middle[0]) + abs(c - middle[1]) for r, c in cells)
+    return sorted(pieces, key=distance)
+
+
+def ask_piece(engine, text, target, place=None):
+    """{"value": v} where the piece's value was found whole, else {"is": whether it is
+    `target`}, with its "positions" and "seconds", asked of `engine` (on a cluster, the one
+    its worker keeps: `engine.piece_task`). `place`: a directory where the piece keeps a
+    checkpoint of its own search until it is answered, so that one stopped in the middle
+    goes on from it."""
+    from flipnet.games.flip import FlipGame
+
+    game = FlipGame.for_position(text)
+    state = game.parse(text)
     own = piece_checkpoint(place, text) if place is not None else None
-    argv = ["value", "flip", text, "--no-moves", "--json", "--workers", str(workers)]
-    printed = command_task(argv + (["--checkpoint", str(own)] if own else []), stdout=True)["-"]
-    answer = json.loads(printed)
-    value, cells = answer.get("nim_value"), text.count("1")
-    if not isinstance(value, int) or not 0 <= value <= cells // 2:
-        raise RuntimeError(f"the piece {text} was given the value {value!r}, which {cells} cells do not allow")
+    search, started = engine.search(), time.perf_counter()
+    before = search.report()["positions"]
+    if own is not None:
+        engine.use_checkpoint(engine.checkpoint(own, text))
+    try:
+        if game.n_cells <= 64:
+            answer = {"is": search.value_is(state, game.rows, game.cols, target)}
+        else:  # a board past one word: its whole value
+            answer = {"value": int(search.value(game.cells(state)))}
+    finally:
+        if own is not None:
+            search.use_checkpoint(None)
     if own is not None:
         own.unlink(missing_ok=True)
-    return {"value": value, "positions": int(answer.get("search", {}).get("positions", 0)),
+    return {**answer, "positions": search.report()["positions"] - before,
             "seconds": round(time.perf_counter() - started, 3)}
 
 
@@ -82,63 +84,126 @@ def piece_checkpoint(place, text):
     return Path(place) / f"piece-{hashlib.sha256(text.encode()).hexdigest()[:16]}.ckpt"
 
 
-def pieces_place(checkpoint):
-    """Where the pieces run here keep their own checkpoints: a directory beside the
-    solve's checkpoint file."""
-    return checkpoint.path.with_name(checkpoint.path.name + ".pieces")
+class Record:
+    """What is known of each piece: its value, or the values it does not have, with the
+    positions and seconds its questions took; written to the checkpoint at each answer."""
+
+    def __init__(self, pieces, checkpoint=None):
+        self.pieces, self.checkpoint = pieces, checkpoint
+        self.known = dict(checkpoint.pieces()) if checkpoint is not None else {}
+        self.recorded = sum(1 for piece in self.known if piece in pieces)
+        strange = next((piece for piece, known in self.known.items() if piece not in pieces or
+                        known.get("value", 0) > piece.count("1") // 2), None)
+        if strange is not None:
+            raise DamagedFile(f"checkpoint {checkpoint.path} is damaged: it records {strange}, which is no child of "
+                              f"{checkpoint.board} or has fewer cells than its value asks")
+
+    def value(self, piece):
+        return self.known.get(piece, {}).get("value")
+
+    def open_for(self, piece, target):
+        """Whether the piece must still be asked about `target`."""
+        known = self.known.get(piece, {})
+        return "value" not in known and target not in known.get("not", ())
+
+    def add(self, piece, target, answer):
+        known = dict(self.known.get(piece, {"positions": 0, "seconds": 0.0}))
+        known["positions"] += answer["positions"]
+        known["seconds"] = round(known["seconds"] + answer["seconds"], 3)
+        if "value" in answer or answer["is"]:
+            known.pop("not", None)
+            known["value"] = answer.get("value", target)
+        else:
+            known["not"] = sorted({*known.get("not", ()), target})
+        self.known[piece] = known
+        if self.checkpoint is not None:
+            self.checkpoint.save_pieces(self.known)
 
 
-def solve_in_pieces(game, state, scheduler=None, workers=1, checkpoint=None, progress=None, place=None):
-    """(Result, report) of the root `state` of a flip `game` by its pieces: the value, and
-    the winning moves (those leaving a piece of value 0), on the Dask scheduler at
-    `scheduler`, else on this machine's cores, `workers` threads a piece. `checkpoint`
-    (checkpoint.Checkpoint): its record of finished pieces is read first and written as
-    each piece comes back. Ctrl-C keeps what is recorded; a failed piece is one line.
-    `place`: a directory every worker can write, where each piece keeps a checkpoint of
-    its own search (`value_piece`). `progress(total)`: a tqdm bar of pieces done, opened
-    once the record is read."""
-    from flipnet.base.cluster import connected, distributed, run_tasks
-
-    distributed()  # installed, or one line saying how, before any work
+def solve_in_pieces(game, state, run_round, checkpoint=None, moves=True, progress=None):
+    """(Result, report) of the root `state` of a flip `game` by its pieces.
+    `run_round(questions, answered, enough)`
+    asks [(piece, target)] on this machine or a cluster, calling answered(piece, answer)
+    as each comes, until enough() (`in_this_process`, `on_a_cluster`). `checkpoint`
+    (checkpoint.Checkpoint): its record is read first and written at each answer. With
+    `moves`, every child of value 0 is found (the winning moves). `progress(total)`: a bar
+    of questions asked. Ctrl-C keeps what is recorded."""
     text = game.format(state)
     pieces = pieces_of(game, state)
-    record = checkpoint.pieces() if checkpoint is not None else {}
-    strange = next((piece for piece, answer in record.items()
-                    if piece not in pieces or answer["value"] > piece.count("1") // 2), None)
-    if strange is not None:
-        raise DamagedFile(f"checkpoint {checkpoint.path} is damaged: it records {strange} of value "
-                          f"{record[strange]['value']}, which is no child of {text} or has fewer cells")
-    recorded = len(record)
-    todo = [(piece, (piece, workers, place)) for piece in pieces if piece not in record]
-    started = time.perf_counter()
+    order = nearest_the_centre(game, pieces)
+    record = Record(pieces, checkpoint)
+    asked, started, target = [0], time.perf_counter(), 0
+    bar = progress(None) if progress else None
 
-    def done(piece, answer):
-        record[piece] = answer
-        if checkpoint is not None:
-            checkpoint.save_pieces(record)
+    def answered(piece, answer):
+        record.add(piece, target, answer)
+        asked[0] += 1
+        if bar is not None:
+            bar.update()
 
     try:
-        if todo:
-            with connected(scheduler, None, workers) as client, \
-                    (progress(len(pieces)) if progress else contextlib.nullcontext()) as shown:
-                if shown is not None:
-                    shown.update(recorded)
-                failed = run_tasks(client, value_piece, todo, "piece", done, shown)
-            if failed:
-                piece, error = next(iter(failed.items()))
-                kept = f"; {checkpoint.path} keeps the {len(record)} done" if checkpoint is not None else ""
-                raise FlipnetError(f"piece {piece}: {error} ({len(failed)} of {len(todo)} pieces failed{kept})")
-    except Interrupted as exc:
-        kept = (f"{checkpoint.path} keeps {len(record)} of {len(pieces)} pieces: the same command goes on from there"
-                if checkpoint is not None else "give --checkpoint FILE to keep the finished pieces")
-        raise Interrupted(f"{exc}; {kept}") from None
-    values = {piece: record[piece]["value"] for piece in pieces}
-    value = next(v for v in range(len(pieces) + 1) if v not in values.values())
-    piece_of = {move: piece for piece, moves in pieces.items() for move in moves}
+        while True:
+            every = moves and target == 0  # each child of value 0 is a winning move
+            found = lambda: any(record.value(piece) == target for piece in pieces)  # noqa: E731
+            if not found() or every:
+                run_round([(piece, target) for piece in order if record.open_for(piece, target)], answered,
+                          (lambda: False) if every else found)
+            if not found():
+                break
+            target += 1
+    except (Interrupted, KeyboardInterrupt) as exc:
+        kept = (f"{checkpoint.path} keeps what {len(record.known)} of {len(pieces)} pieces said: the same command "
+                f"goes on from there" if checkpoint is not None else "give --checkpoint FILE to keep what the pieces "
+                "said")
+        said = str(exc).split("; ")[0] if isinstance(exc, Interrupted) else "interrupted"
+        raise Interrupted(f"{said}; {kept}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    piece_of = {move: piece for piece, moves_ in pieces.items() for move in moves_}
     winning = [Move(game.format_move(move), game.format(game.play(state, move)))
-               for move in game.legal_moves(state) if values[piece_of[move]] == 0]  # in the board's order
-    report = {"by": "pieces", "pieces": len(pieces), "recorded": recorded, "run": len(todo),
-              "positions": sum(record[piece]["positions"] for piece in pieces),
-              "seconds": round(time.perf_counter() - started, 3),
-              "piece_seconds": round(sum(record[piece]["seconds"] for piece in pieces), 3)}
-    return Result(game.name, game.rule, text, value, winning_moves=winning), report
+               for move in game.legal_moves(state) if record.value(piece_of[move]) == 0] if moves else []
+    known = [record.known[piece] for piece in pieces if piece in record.known]
+    report = {"by": "pieces", "pieces": len(pieces), "recorded": record.recorded, "run": asked[0],
+              "positions": sum(k["positions"] for k in known), "seconds": round(time.perf_counter() - started, 3),
+              "piece_seconds": round(sum(k["seconds"] for k in known), 3)}
+    return Result(game.name, game.rule, text, target, winning_moves=winning), report
+
+
+def in_this_process(ask):
+    """`run_round` of a solve on this machine: the questions asked one after the other, each
+    by all of the engine's threads, until enough."""
+    def run_round(questions, answered, enough):
+        for piece, target in questions:
+            if enough():
+                return
+            answered(piece, ask(piece, target))
+    return run_round
+
+
+def on_a_cluster(client, task, settings, place=None):
+    """`run_round` of a solve on a Dask cluster: a round's questions as tasks at once
+    (`task(piece, target, settings, place)` on a worker); once enough, the rest are
+    cancelled. A failed question is one line naming the piece."""
+    from flipnet.base.cluster import distributed
+
+    dask = distributed()
+
+    def run_round(questions, answered, enough):
+        futures = {client.submit(task, piece, target, settings, place, pure=False): piece
+                   for piece, target in questions}
+        pending = set(futures)
+        try:
+            while pending and not enough():
+                done = dask.wait(list(pending), return_when="FIRST_COMPLETED").done
+                for future in done:
+                    pending.discard(future)
+                    if future.status != "finished":
+                        raise FlipnetError(f"piece {futures[future]}: {future.exception()}")
+                    answered(futures[future], future.result())
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted") from None
+        finally:
+            if pending:
+                client.cancel(list(pending))
+    return run_round

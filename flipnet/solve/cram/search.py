@@ -49,9 +49,11 @@ from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, D
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      twin_links, vertical_moves)
 from flipnet.solve.cram.keys import shape_cols, shape_rows, shape_word
+from flipnet.solve.cram.limits import SETS_UP_TO  # control[SETS] unless told (step 5: measured up to 1, 2, 3 and 63)
 from flipnet.solve.cram.memory import borrowed, prefetch
 from flipnet.solve.cram.wide import (by_width, high, is_wide, like, load, load2, low, one_like, store, store2, wide,
                                      zero_like)
+from flipnet.solve.parts import WORD_CELLS
 
 ABORT = -9
 UNKNOWN = -1
@@ -64,7 +66,7 @@ _XOR_MASKS = np.array([0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0
 ONE = np.int64(1)  # the depth of a kernel's first question (the kernel has row 0)
 MAX_PARTS = 8  # components one move can leave of one component (at most six cells border a domino)
 MAX_OPTIONS = 128  # dominoes of a component of at most 64 cells: at most 112
-NARROW = 64  # cells of the largest box whose masks are one word (`wide`: up to 128)
+NARROW = WORD_CELLS  # cells of the largest box whose masks are one word (`wide`: up to 128)
 OPTION_BATCH = 8  # options located (their lines prefetched) before the first of them is read
 
 # control[]: what the caller asks; SHARED: several workers search one question together; SETS:
@@ -80,7 +82,6 @@ ANSWERED = 4  # another worker has answered the question
 CANCELLED = 5  # the caller no longer needs the answer (`CramSolver.cancel`)
 PAUSED = 6  # the caller writes a checkpoint, then asks again (`checkpoint.py`)
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option another one is searching
-SETS_UP_TO = 1  # control[SETS] unless told (docs/cram.md, step 5: measured up to 1, 2, 3 and 63)
 # stats[]: what the search reports while it runs
 NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
 
@@ -802,8 +803,17 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
 def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
     """The nimber of a position (a mask on an h x w frame): the XOR of its parts' values,
     each read where it is known and searched where not; ABORT if stopped."""
+    return _xor_of_parts(reduced_split(mask, h, w, parts, stack), -1, h, w, ctx, rows, trows, parts)
+
+
+@njit(cache=True, inline="always")
+def _xor_of_parts(n, skip, h, w, ctx, rows, trows, parts):
+    """The XOR of the values of the first n parts but part `skip`, each read where it is
+    known and searched where not; ABORT if stopped."""
     value = 0
-    for j in range(reduced_split(mask, h, w, parts, stack)):
+    for j in range(n):
+        if j == skip:
+            continue
         v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
         if v < 0:
             v = _ask(kb, ks, EVERY, ctx, ONE)
@@ -811,6 +821,34 @@ def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
             return ABORT
         value ^= v
     return value
+
+
+@njit(cache=True, nogil=True)
+def value_is(mask, h, w, target, out, ctx):
+    """Whether the position (a mask on the h x w frame) has nimber `target`, into out[0]:
+    the nimbers of its parts but the largest unknown one computed, the largest asked only
+    whether it makes up `target` (a piece of a solve asks no more than its root needs).
+    False if stopped."""
+    ctx = _borrowed_ctx(ctx)
+    rows, trows, parts, stack = _level(ctx, 0)[:4]
+    n = reduced_split(mask, h, w, parts, stack)
+    largest, most = -1, -1
+    for j in range(n):  # the part left to the question: the largest the table and database leave open
+        v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
+        if v < 0 and popcount(kb) > most:
+            largest, most = j, popcount(kb)
+    value = _xor_of_parts(n, largest, h, w, ctx, rows, trows, parts)
+    if value == ABORT:
+        return False
+    if largest < 0:
+        out[0] = value == target
+        return True
+    v, kb, ks = part_value(load(parts, largest), h, w, ctx, rows, trows)
+    r = _ask(kb, ks, np.uint64(1) << np.uint64(target ^ value), ctx, ONE)
+    if r == ABORT:
+        return False
+    out[0] = r != NOT_IN_SET and r ^ value == target
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -991,7 +1029,7 @@ def _wide_copies(functions):
     return made
 
 
-_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _mask_value, moves_to, facts_of_moves])
+_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _xor_of_parts, _mask_value, moves_to, facts_of_moves])
 
 
 @njit(cache=True, nogil=True)

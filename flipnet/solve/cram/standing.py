@@ -19,16 +19,17 @@ import numpy as np
 
 from flipnet.base.errors import BadInput, DamagedFile
 from flipnet.games.flip import FlipGame
-from flipnet.solve.cram import CramSolver, search, settings_from_environment
+from flipnet.solve.cram import search
 from flipnet.solve.cram.checkpoint import Checkpoint, search_version
 from flipnet.solve.cram.endgame import Endgame
-from flipnet.solve.cram.pieces import canonical
+from flipnet.solve.cram.solver import CramSolver
+from flipnet.solve.cram.symmetry import canonical
 from flipnet.solve.cram.wide import split_words
 from flipnet.solve.kayles import dawson_kayles
 from flipnet.solve.parts import components
 
 
-def standing(path, board=None):
+def standing(path, board=None, settings=None):
     """{"board", "work", "facts", "same_search", "written_by", "database", "pieces",
     "components"} of the checkpoint at `path` (of `board`, if given: another board's file
     is refused in one line, as `value --checkpoint` refuses it). Each component: its
@@ -36,11 +37,12 @@ def standing(path, board=None):
     whose question is under way) and how many of its "children" are "settled" for it; and
     "moves": for each child up to symmetry, the moves that leave it and what is proven of
     it ("value", or "not": values it does not have). The pieces recorded count for a board
-    of one component (its children are then the board's)."""
+    of one component (its children are then the board's). `settings`: the engine's
+    (`engine.Settings`): its endgame database and wide kernels read the facts."""
     checkpoint = Checkpoint(path, board, only_read=True)
     recorded = checkpoint.recorded_identity() or {}
     checkpoint.facts_identity = recorded  # read whatever search wrote them: `same_search` says which
-    solver, facts = _solver_with_facts(checkpoint, recorded.get("mirror", True))
+    solver, facts = _solver_with_facts(checkpoint, recorded.get("mirror", True), settings)
     try:
         game = FlipGame.for_position(checkpoint.board)
         state = game.parse(checkpoint.board)
@@ -66,14 +68,15 @@ def in_a_line(solver, bits, h, w):
     return f"value >= {part['at_least']}, {part['settled']}/{part['children']} children settled"
 
 
-def _solver_with_facts(checkpoint, mirror):
-    """A solver of one worker holding the file's facts in tables sized to them, set as a
-    command's (`settings_from_environment`), the mirror rule as the solve had it, with the
-    database this machine has (none if it has none: nothing is built); (solver, facts)."""
+def _solver_with_facts(checkpoint, mirror, settings=None):
+    """A solver of one worker holding the file's facts in tables sized to them, set as the
+    engine's `settings`, the mirror rule as the solve had it, with the database this
+    machine has (none if it has none: nothing is built); (solver, facts)."""
     (bits, _), (wide_bits, _) = checkpoint.read()
-    settings = {**settings_from_environment(), "mirror": mirror}
-    endgame = Endgame.load_or_build() if settings.pop("auto_endgame") and Endgame.is_built() else Endgame.empty()
-    solver = CramSolver(endgame, tt_log=_log_for(bits.size), progress=False, **settings)
+    wanted = settings is None or settings.endgame != "off"
+    endgame = Endgame.load_or_build() if wanted and Endgame.is_built() else Endgame.empty()
+    more = {} if settings is None else {"wide_from": settings.wide_from, "sets_up_to": settings.sets_up_to}
+    solver = CramSolver(endgame, tt_log=_log_for(bits.size), progress=False, mirror=mirror, **more)
     solver.use_wide_table(_log_for(len(wide_bits)))
     facts = checkpoint.restore(solver.tt, solver.tt_log, solver.stats, solver.wide_tt, solver.wide_log)
     return solver, facts
@@ -103,7 +106,9 @@ def _component(solver, game, state, part, record):
         elif n == 1:  # the child is its unknown part beside parts of XOR x
             known["not"] |= {e ^ int(x) for e in _excluded(meta)}
         if child in record:
-            known["value"] = record[child]["value"]
+            if "value" in record[child]:
+                known["value"] = record[child]["value"]
+            known["not"] |= set(record[child].get("not", ()))
     known_values = {c["value"] for c in children.values() if c["value"] is not None}
     own_value, ruled_out = _value(own), _excluded(own) | known_values
     least = next(v for v in itertools.count() if v not in known_values)  # the mex of the children known

@@ -12,15 +12,16 @@ table and the scratch buffers; a question stopped while it waits stops waiting.
 import contextlib
 import threading
 import time
+from dataclasses import dataclass
 
 from flipnet.base import signals
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
+from flipnet.solve.cram.limits import COMPILING
 
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
 # The progress line while Numba compiles a kernel (a new install's first search; loading
 # from its cache takes a fraction of a second): a user would otherwise watch "0 pos".
-COMPILING = "compiling the solver (once, about half a minute)"
 STOP_GRACE = 1.0  # seconds a kernel has to answer a stop before it is left behind
 
 
@@ -97,98 +98,142 @@ class Supervisor:
         this thread shows progress, enforces the limits and turns Ctrl-C into a stop
         written to every `controls` array; `stats` are the jobs' counters. Once
         `settled()`, the jobs still running are only waited for; while `compiling()`, the
-        progress line says so. `carry`: a dict one question's runs share (a search paused
-        for each checkpoint and asked again), so that they show one progress line, counted
-        from the first run's start; its caller closes `carry["line"]`."""
-        failed, asked = [], []  # asked: when a stop was first asked for (not a kernel's own budget stop)
-
-        def stop(reason):
-            for control in controls:
-                control[search.STOP] = reason
-            if reason and not asked:
-                asked.append(time.perf_counter())
-
-        def work(run):
-            try:
-                run()
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-                failed.append(exc)
-                stop(search.INTERRUPTED)
-
-        stop(0)
-
-        def total(counter):
-            return sum(int(s[counter]) for s in stats)
-
-        workers = [threading.Thread(target=work, args=(run,), daemon=True) for run in jobs]
-        start = began = time.perf_counter()
-        nodes_before, done_before = total(search.NODES), total(search.DONE)
-        line = shown = None
-        if carry is not None:  # the question's first run's start, and its line if one is shown
-            start, nodes_before = carry.setdefault("start", start), carry.setdefault("nodes", nodes_before)
-            line, shown = carry.get("line"), carry.get("shown")
+        progress line says so. `watch(done)`, if given, hears of the positions finished in
+        place of the line. `carry`: the `Progress` one question's runs share (a search
+        paused for each checkpoint and asked again), so that they show one progress line,
+        counted from the first run's start; its caller closes it."""
+        run = _Run(controls, stats)
+        run.threads = [threading.Thread(target=run.work, args=(job,), daemon=True) for job in jobs]
+        began = time.perf_counter()
+        shown = carry if carry is not None else Progress()
+        shown.begin(began, run.total(search.NODES))
+        done_before = run.total(search.DONE)
         with signals.deferred():
             self._compiling = compiling
-            for worker in workers:
-                worker.start()
+            for thread in run.threads:
+                thread.start()
             try:
-                while alive := [w for w in workers if w.is_alive()]:
-                    alive[0].join(0.2)  # one list: a worker may end between two looks
-                    now = time.perf_counter()
-                    elapsed = now - start
-                    if settled():  # the other worker stops at its next position
-                        continue
-                    if signals.requested():
-                        stop(search.INTERRUPTED)
-                    if self._cancel.is_set():
-                        stop(search.CANCELLED)
-                    if self.timeout is not None and elapsed > self.timeout or \
-                            self.deadline is not None and now > self.deadline:
-                        stop(search.OUT_OF_TIME)
-                    if self.pause_at is not None and now > self.pause_at and not asked:
-                        stop(search.PAUSED)
-                    if asked and now - asked[0] > STOP_GRACE:
-                        self.left = [w for w in workers if w.is_alive()]  # the next call waits for them
-                        break
-                    if watch is not None:
-                        watch(total(search.DONE) - done_before)
-                    elif self.progress and elapsed > PROGRESS_AFTER:
-                        if line is None:  # the rate counts from here, not from the count already reached
-                            shown = COMPILING if compiling() else "search"
-                            line = bar(None, shown, unit="pos", initial=total(search.NODES) - nodes_before)
-                            if carry is not None:
-                                carry.update(line=line, shown=shown)
-                        elif shown == COMPILING and not compiling():
-                            shown = "search"
-                            line.set_description_str(shown, refresh=False)
-                            line.reset()  # the rate counts from the search's start
-                            if carry is not None:
-                                carry["shown"] = shown
-                        line.n = total(search.NODES) - nodes_before
-                        if carry is not None and carry.get("standing") and shown == "search":
-                            # where the proof stands, in place of the table's and the database's hits
-                            line.set_description_str(f"search ({carry['standing']})", refresh=False)
-                            line.set_postfix_str("", refresh=False)
-                        else:
-                            line.set_postfix(table_hits=total(search.TT_HITS), db_hits=total(search.DB_HITS),
-                                             refresh=False)
-                        line.refresh()
-                if signals.requested() and not asked:  # a Ctrl-C after the last look: the jobs' work
-                    stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
+                self._watch(run, shown, settled, compiling, watch, done_before)
             finally:
-                if any(w.is_alive() for w in workers):  # leaving early (a second Ctrl-C, or no answer to a stop)
-                    if not any(control[search.STOP] for control in controls):
-                        stop(search.INTERRUPTED)
-                    if not self.left:
-                        for w in workers:
-                            w.join(STOP_GRACE)
-                    # one still running keeps the table and the scratch buffers until it ends
-                    self.left = [w for w in workers if w.is_alive()]
-                if line is not None and carry is None:
-                    line.close()
+                self._leave(run)
+                if carry is None:
+                    shown.close()
                 self.seconds += time.perf_counter() - began
                 self._compiling = None
         if watch is not None:
-            watch(total(search.DONE) - done_before)
-        if failed:
-            raise failed[0]
+            watch(run.total(search.DONE) - done_before)
+        if run.failed:
+            raise run.failed[0]
+
+    def _watch(self, run, shown, settled, compiling, watch, done_before):
+        """Look at the jobs every 0.2 s until they end: the stops, and the progress."""
+        while alive := [t for t in run.threads if t.is_alive()]:
+            alive[0].join(0.2)  # one list: a worker may end between two looks
+            now = time.perf_counter()
+            if settled():  # the other worker stops at its next position
+                continue
+            reason = self._reason_to_stop(now, now - shown.start, bool(run.asked))
+            if reason:
+                run.stop(reason)
+            if run.asked and now - run.asked[0] > STOP_GRACE:
+                self.left = [t for t in run.threads if t.is_alive()]  # the next call waits for them
+                return
+            if watch is not None:
+                watch(run.total(search.DONE) - done_before)
+            elif self.progress and now - shown.start > PROGRESS_AFTER:
+                shown.show(run, compiling())
+        if signals.requested() and not run.asked:  # a Ctrl-C after the last look: the jobs' work
+            run.stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
+            signals.carry_over()
+
+    def _reason_to_stop(self, now, elapsed, asked):
+        """Why the jobs must stop now (a STOP value), or 0."""
+        if signals.requested():
+            return search.INTERRUPTED
+        if self._cancel.is_set():
+            return search.CANCELLED
+        if self.timeout is not None and elapsed > self.timeout or self.deadline is not None and now > self.deadline:
+            return search.OUT_OF_TIME
+        if self.pause_at is not None and now > self.pause_at and not asked:
+            return search.PAUSED
+        return 0
+
+    def _leave(self, run):
+        """Leaving early (a second Ctrl-C, or no answer to a stop): the jobs still running
+        are stopped, waited for a moment, and kept in `left` (each holds the table and the
+        scratch buffers until it ends)."""
+        if not any(t.is_alive() for t in run.threads):
+            return
+        if not any(control[search.STOP] for control in run.controls):
+            run.stop(search.INTERRUPTED)
+        if not self.left:
+            for thread in run.threads:
+                thread.join(STOP_GRACE)
+        self.left = [t for t in run.threads if t.is_alive()]
+
+
+class _Run:
+    """One run's jobs: their threads, counters, control words, the failures they hand on
+    and when a stop was first asked for (not a kernel's own budget stop)."""
+
+    def __init__(self, controls, stats):
+        self.controls, self.stats, self.threads = controls, stats, []
+        self.failed, self.asked = [], []
+        self.stop(0)
+
+    def stop(self, reason):
+        for control in self.controls:
+            control[search.STOP] = reason
+        if reason and not self.asked:
+            self.asked.append(time.perf_counter())
+
+    def work(self, job):
+        try:
+            job()
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            self.failed.append(exc)
+            self.stop(search.INTERRUPTED)
+
+    def total(self, counter):
+        return sum(int(s[counter]) for s in self.stats)
+
+
+@dataclass
+class Progress:
+    """The progress line of a question's runs: since when and from which count of positions
+    it counts (the first run's), the bar once shown, what it says (COMPILING or "search"),
+    and where a checkpointed proof stands (`standing.in_a_line`), shown in its place."""
+
+    start: float = None
+    nodes: int = None
+    line: object = None
+    shown: str = None
+    standing: str = None
+
+    def begin(self, now, nodes):
+        if self.start is None:  # the question's first run
+            self.start, self.nodes = now, nodes
+
+    def show(self, run, compiling):
+        """The line, drawn the first time; the rate counts from then, and again once the
+        compile is over."""
+        done = run.total(search.NODES) - self.nodes
+        if self.line is None:
+            self.shown = COMPILING if compiling else "search"
+            self.line = bar(None, self.shown, unit="pos", initial=done)
+        elif self.shown == COMPILING and not compiling:
+            self.shown = "search"
+            self.line.set_description_str(self.shown, refresh=False)
+            self.line.reset()
+        self.line.n = done
+        if self.standing and self.shown == "search":  # in place of the table's and the database's hits
+            self.line.set_description_str(f"search ({self.standing})", refresh=False)
+            self.line.set_postfix_str("", refresh=False)
+        else:
+            self.line.set_postfix(table_hits=run.total(search.TT_HITS), db_hits=run.total(search.DB_HITS),
+                                  refresh=False)
+        self.line.refresh()
+
+    def close(self):
+        if self.line is not None:
+            self.line.close()

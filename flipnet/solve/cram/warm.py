@@ -14,7 +14,7 @@ import sys
 
 
 def compile_kernels(with_endgame):
-    from flipnet.solve.cram import CramSolver
+    from flipnet.solve.cram.solver import CramSolver
     from flipnet.solve.cram.endgame import Endgame
 
     endgame = Endgame.load_or_build() if with_endgame and Endgame.is_built() else None
