@@ -349,7 +349,7 @@ def test_canonical_form_ignores_place_and_symmetry():
 
 
 def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
-    import flipnet.solve.cram.solver as cram
+    import flipnet.solve.cram.tables as cram
 
     monkeypatch.setattr(cram, "table_log", lambda cells, side: 14 if cells >= 12 else 10)
     game, values = FlipGame(3, 4), table(FlipGame(3, 4))
@@ -362,7 +362,7 @@ def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatc
 
 
 def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
-    import flipnet.solve.cram.solver as cram
+    import flipnet.solve.cram.tables as cram
     from flipnet.solve.cram import ENTRY_BYTES, MAX_TABLE_LOG, MIN_TABLE_LOG, affordable_table_log
 
     assert affordable_table_log(None) == MAX_TABLE_LOG
@@ -410,8 +410,9 @@ def test_usable_memory_sees_a_limit_on_the_address_space():
 def test_a_table_the_system_refuses_gives_way_to_a_smaller_one():
     """Where a limit the solver cannot see refuses a 2^29-entry table (8.6 GB), the solver
     takes the largest smaller one the system grants, and the value is the same."""
-    before = ("import flipnet.solve.cram.solver as cram\n"
-              "solver = cram.CramSolver(progress=False, tt_log=cram.MIN_TABLE_LOG, grow_table=True)\n"
+    before = ("import flipnet.solve.cram.tables as cram\n"
+              "from flipnet.solve.cram import CramSolver\n"
+              "solver = CramSolver(progress=False, tt_log=cram.MIN_TABLE_LOG, grow_table=True)\n"
               "solver.value({(r, c) for r in range(2) for c in range(3)})\n"  # compiled before the limit
               "cram.usable_memory = lambda limit=None: None\n"
               "cram.table_log = lambda cells, side: cram.MAX_TABLE_LOG")
@@ -699,7 +700,7 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
 
 
 def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is_faster(monkeypatch, capsys):
-    import flipnet.solve.cram.solver as cram
+    import flipnet.solve.cram.tables as cram
 
     small = Endgame.build(boxes=((2, 3), (3, 3)))
     solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-import flipnet.solve.cram.solver as cram
+import flipnet.solve.cram.tables as cram
 from flipnet.games import FlipGame
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import ENTRY_BYTES, MIN_TABLE_LOG, CramSolver, bits, components
