@@ -5,8 +5,10 @@ the winning moves, the components, every move's value and the positions searched
 refactor of the engine keeps these pins; `engine_pins.json` holds them, and
 FLIPNET_WRITE_PINS=1 writes it anew (only when a change of behaviour is meant).
 
-Each case runs in a process of its own, so that its search starts from an empty table,
-with one worker (the positions searched are then the same from run to run) unless it says
+Each command runs in a process of its own, so that its search starts from an empty table:
+forked from a server that has loaded flipnet and its kernels (`cli_cases.CommandServer`),
+or, where the plain recursion answers and no kernel is to be loaded, a fresh one. With one
+worker (the positions searched are then the same from run to run) unless it says
 otherwise; with two, the positions are held within TWO_WORKERS_SPREAD of the pin (the
 median of nine runs, four before the engine's refactor and five after: 484,017 to 488,154
 positions; 4x7 varied by 1.2%, too small a board for the threads' race to even out). A solve in pieces
@@ -18,20 +20,17 @@ the table to the truth."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_cases import environment
+from cli_cases import CommandServer, environment, run
 
 import flipnet
 from flipnet.games import FlipGame
 from flipnet.solve import table
 
 PINS = Path(__file__).with_name("engine_pins.json")
-CASE = Path(__file__).with_name("engine_pin_case.py")
 WRITE = os.environ.get("FLIPNET_WRITE_PINS") == "1"
 TWO_WORKERS_SPREAD = 0.01
 
@@ -68,12 +67,29 @@ CASES = {
 }
 
 
-def run_case(argv, env, all_moves, cwd):
-    spec = {"argv": [str(a) for a in argv], "all_moves": all_moves and [all_moves, "--misere" in argv]}
-    proc = subprocess.run([sys.executable, str(CASE), json.dumps(spec)], capture_output=True, text=True, cwd=cwd,
-                          env=environment(**env), timeout=600)
+@pytest.fixture(scope="module")
+def commands():
+    server = CommandServer()
+    yield server
+    server.close()
+
+
+# The cases the plain recursion answers, run as fresh processes: the report of what it
+# searched is the command's when no kernel was loaded before it
+FRESH = ("small 3x4, plain recursion", "two small components")
+
+
+def run_case(commands, argv, env, all_moves, cwd, fresh=False):
+    """The command's answer in a process of its own (`fresh`: a new interpreter); every
+    move's value of `all_moves` (a board, or None) through `flipnet.value` here, where no
+    position count is pinned."""
+    proc = run(argv, cwd, env=environment(**env)) if fresh else commands.run(argv, cwd, env=environment(**env))
+    outcome = {"status": proc.returncode, "answer": json.loads(proc.stdout)}
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    if all_moves:
+        result = flipnet.value(all_moves, misere="--misere" in argv, moves="all", workers=1)
+        outcome["moves"] = [[m.move, m.value] for m in result.moves]
+    return outcome
 
 
 def pinned_part(outcome):
@@ -103,9 +119,9 @@ def compare(name, found, kind):
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_the_engine_answers_as_pinned(name, tmp_path):
+def test_the_engine_answers_as_pinned(name, commands, tmp_path):
     argv, env, all_moves, kind = CASES[name]
-    compare(name, pinned_part(run_case(argv, env, all_moves, tmp_path)), kind)
+    compare(name, pinned_part(run_case(commands, argv, env, all_moves, tmp_path, name in FRESH)), kind)
 
 
 def test_the_pinned_small_boards_are_the_tables_values():
@@ -144,24 +160,24 @@ def test_many_positions_at_once_are_valued_as_one_by_one(table_5x5):
                                        "positions": {}, "moves": None}, "exact")
 
 
-def test_a_checkpointed_solve_answers_as_pinned_and_goes_on_from_its_facts(tmp_path):
+def test_a_checkpointed_solve_answers_as_pinned_and_goes_on_from_its_facts(commands, tmp_path):
     """The first run writes its facts; the second, from them, gives the same answer and
     searches the pinned number of positions (fewer)."""
     path = tmp_path / "5x6.ckpt"
     argv = value_argv(full(5, 6), "--workers", "1", "--checkpoint", path)
-    first = pinned_part(run_case(argv, {}, None, tmp_path))
-    second = pinned_part(run_case(argv, {}, None, tmp_path))
+    first = pinned_part(run_case(commands, argv, {}, None, tmp_path))
+    second = pinned_part(run_case(commands, argv, {}, None, tmp_path))
     assert path.exists() and second["answer"] == first["answer"]
     assert second["positions"]["positions"] < first["positions"]["positions"]
     compare("checkpointed 5x6, first run", first, "exact")
     compare("checkpointed 5x6, second run", second, "exact")
 
 
-def test_a_solve_in_pieces_answers_as_pinned(tmp_path):
+def test_a_solve_in_pieces_answers_as_pinned(commands, tmp_path):
     """Value and winning moves as one search's; its positions at most the pinned ones."""
     pytest.importorskip("distributed")
-    found = pinned_part(run_case(value_argv(full(3, 4), "--pieces"), {}, None, tmp_path))
-    one = pinned_part(run_case(value_argv(full(3, 4), "--workers", "1"), {}, None, tmp_path))
+    found = pinned_part(run_case(commands, value_argv(full(3, 4), "--pieces"), {}, None, tmp_path))
+    one = pinned_part(run_case(commands, value_argv(full(3, 4), "--workers", "1"), {}, None, tmp_path))
     assert found["answer"]["nim_value"] == one["answer"]["nim_value"]
     found["answer"]["winning_moves"].sort(key=lambda m: m["move"])
     assert found["answer"]["winning_moves"] == sorted(one["answer"]["winning_moves"], key=lambda m: m["move"])

@@ -30,11 +30,11 @@ distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
 BOARD = "/".join(["1" * 5] * 4)  # 4x5: 10 pieces
-# no symmetry and pieces of 30 cells: the solve a worker is killed in
-ON_A_CLUSTER = "1111110/1111111/1111111/1111111/0111011"
 LOPSIDED = "11100/11111/01101"  # no symmetry: every child a piece of its own (13)
-# no symmetry either, and pieces of 37 cells: a solve of several seconds, stopped in the middle
-LONG_LOPSIDED = "1111110/1111111/1111111/1111111/1111111/0111011"
+# no symmetry either, and pieces of 30 cells: a solve of a few seconds on a cluster
+LONG_LOPSIDED = "1111110/1111111/1111111/1111111/0111011"
+# and pieces of 37 cells: one of several seconds here, stopped in the middle
+LONGER_LOPSIDED = "1111110/1111111/1111111/1111111/1111111/0111011"
 
 
 def value_command(board, *more):
@@ -82,7 +82,7 @@ def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(
     """On this machine, a board with no symmetry: 64 pieces."""
     env = environment()
     path = tmp_path / "lopsided.ckpt"
-    proc = subprocess.Popen(value_command(LONG_LOPSIDED, "--pieces", "--checkpoint", path), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(value_command(LONGER_LOPSIDED, "--pieces", "--checkpoint", path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path, start_new_session=True)
     try:
         deadline = 300
@@ -102,15 +102,15 @@ def test_ctrl_c_keeps_the_pieces_done_and_the_same_command_values_only_the_rest(
     assert "Traceback" not in err and not out
     assert err.startswith(f"flipnet: {path}: a new checkpoint") and len(err.strip().splitlines()) == 2
     assert [p.name for p in tmp_path.iterdir()] == ["lopsided.ckpt"]  # no temporary file left
-    kept = Checkpoint(path, LONG_LOPSIDED).pieces()
+    kept = Checkpoint(path, LONGER_LOPSIDED).pieces()
     assert 0 < len(kept) < 64
 
-    value, moves, report = answer_of(subprocess.run(value_command(LONG_LOPSIDED, "--pieces", "--checkpoint", path),
+    value, moves, report = answer_of(subprocess.run(value_command(LONGER_LOPSIDED, "--pieces", "--checkpoint", path),
                                                     capture_output=True, text=True, env=env, cwd=tmp_path,
                                                     timeout=300))
-    assert (value, moves) == one_search(LONG_LOPSIDED)
+    assert (value, moves) == one_search(LONGER_LOPSIDED)
     assert report["by"] == "pieces" and (report["recorded"], report["pieces"]) == (len(kept), 64)
-    said = Checkpoint(path, LONG_LOPSIDED).pieces()
+    said = Checkpoint(path, LONGER_LOPSIDED).pieces()
     assert all(said[piece] == kept[piece] for piece in kept if "value" in kept[piece])  # not asked again
     assert {piece for piece, known in said.items() if known.get("value") == 0} == \
         {canonical(position) for _, position in moves}  # every child of value 0 known: the winning moves
@@ -192,11 +192,11 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
     env = environment()
     with dask_cluster(tmp_path, env) as (address, workers, started):
         # a record begun elsewhere (three pieces valued here, one search each): the cluster does the rest
-        game = games.for_position("flip", ON_A_CLUSTER)
+        game = games.for_position("flip", LONG_LOPSIDED)
         begun = {piece: {"value": flipnet.value(piece, moves=False).value, "positions": 0, "seconds": 0.0}
-                 for piece in list(pieces_of(game, game.parse(ON_A_CLUSTER)))[:3]}
-        Checkpoint(tmp_path / "5x7.ckpt", ON_A_CLUSTER).save_pieces(begun)
-        solve = subprocess.Popen(value_command(ON_A_CLUSTER, "--pieces", "--scheduler", address, "--checkpoint",
+                 for piece in list(pieces_of(game, game.parse(LONG_LOPSIDED)))[:3]}
+        Checkpoint(tmp_path / "5x7.ckpt", LONG_LOPSIDED).save_pieces(begun)
+        solve = subprocess.Popen(value_command(LONG_LOPSIDED, "--pieces", "--scheduler", address, "--checkpoint",
                                                "5x7.ckpt"),
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
         started.append(solve)
@@ -204,9 +204,9 @@ def test_a_worker_killed_in_the_middle_of_a_piece_has_it_run_again_and_the_value
         worker.kill()  # the worker process asking the piece, not its nanny (which starts a fresh one)
         out, err = solve.communicate(timeout=300)
         value, moves, report = answer_of(subprocess.CompletedProcess(solve.args, solve.returncode, out, err))
-        assert (value, moves) == one_search(ON_A_CLUSTER) and not worker.is_running() and len(moves) > 0
+        assert (value, moves) == one_search(LONG_LOPSIDED) and not worker.is_running() and len(moves) > 0
         assert (report["pieces"], report["recorded"]) == (51, 3) and report["run"] > 0 and "Traceback" not in err
-        said = Checkpoint(tmp_path / "5x7.ckpt", ON_A_CLUSTER).pieces()
+        said = Checkpoint(tmp_path / "5x7.ckpt", LONG_LOPSIDED).pieces()
         assert {piece for piece, known in said.items() if known.get("value") == 0} == \
             {canonical(position) for _, position in moves}
 
