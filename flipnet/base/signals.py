@@ -101,15 +101,6 @@ def request():
     flag[0] = 1
 
 
-def carry_over():
-    """A Ctrl-C (or SIGTERM) that came in this deferred block after its work was done: kept
-    for the next block, which starts with its stop asked for (a caller asking many quick
-    questions stops at the next one, where the flag would end with this block)."""
-    global _came
-    if flag[0] and received is not None:
-        _came = True
-
-
 @contextlib.contextmanager
 def deferred():
     """A block in which Ctrl-C is answered at the next safe point instead of at once."""

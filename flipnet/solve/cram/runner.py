@@ -163,8 +163,12 @@ class KernelRunner:
         if answered:
             if answered[0]:  # another worker's answers
                 args[-1][...] = calls[answered[0]][0][-1]
+            stopped = int(self.control[search.STOP])
             self.control[search.STOP] = 0
-            return
+            if stopped != search.INTERRUPTED:
+                return
+            # a Ctrl-C that came as the work ended: the answer is whole, but a caller with more
+            # to ask (the pieces, a dataset) stops here rather than at a kernel too short to hear it
         self._raise_stopped(int(self.control[search.STOP]), int(self.counts()[search.NODES]) - nodes_before)
 
     def _wait_for_left(self):

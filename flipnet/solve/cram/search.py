@@ -803,17 +803,8 @@ def _fold(i, opt_x, opt_n, opt_bits, opt_shape, ctx, depth):
 def _mask_value(mask, h, w, ctx, rows, trows, parts, stack):
     """The nimber of a position (a mask on an h x w frame): the XOR of its parts' values,
     each read where it is known and searched where not; ABORT if stopped."""
-    return _xor_of_parts(reduced_split(mask, h, w, parts, stack), -1, h, w, ctx, rows, trows, parts)
-
-
-@njit(cache=True, inline="always")
-def _xor_of_parts(n, skip, h, w, ctx, rows, trows, parts):
-    """The XOR of the values of the first n parts but part `skip`, each read where it is
-    known and searched where not; ABORT if stopped."""
     value = 0
-    for j in range(n):
-        if j == skip:
-            continue
+    for j in range(reduced_split(mask, h, w, parts, stack)):
         v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
         if v < 0:
             v = _ask(kb, ks, EVERY, ctx, ONE)
@@ -837,9 +828,16 @@ def value_is(mask, h, w, target, out, ctx):
         v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
         if v < 0 and popcount(kb) > most:
             largest, most = j, popcount(kb)
-    value = _xor_of_parts(n, largest, h, w, ctx, rows, trows, parts)
-    if value == ABORT:
-        return False
+    value = 0
+    for j in range(n):  # `_mask_value`'s loop but for the part left to the question (kept apart from it: the
+        if j == largest:  # wide search compiles a copy of `_mask_value`, and of what it calls, for itself)
+            continue
+        v, kb, ks = part_value(load(parts, j), h, w, ctx, rows, trows)
+        if v < 0:
+            v = _ask(kb, ks, EVERY, ctx, ONE)
+        if v == ABORT:
+            return False
+        value ^= v
     if largest < 0:
         out[0] = value == target
         return True
@@ -1029,7 +1027,7 @@ def _wide_copies(functions):
     return made
 
 
-_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _xor_of_parts, _mask_value, moves_to, facts_of_moves])
+_wide_copies([_fold, _first_with, _by_values, _by_sets, query, _mask_value, moves_to, facts_of_moves])
 
 
 @njit(cache=True, nogil=True)

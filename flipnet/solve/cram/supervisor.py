@@ -144,7 +144,6 @@ class Supervisor:
                 shown.show(run, compiling())
         if signals.requested() and not run.asked:  # a Ctrl-C after the last look: the jobs' work
             run.stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
-            signals.carry_over()
 
     def _reason_to_stop(self, now, elapsed, asked):
         """Why the jobs must stop now (a STOP value), or 0."""
