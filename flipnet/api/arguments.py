@@ -10,6 +10,7 @@ import numpy as np
 from flipnet import games
 from flipnet.base.checks import check_seconds
 from flipnet.base.errors import BadInput, BadType, brief
+from flipnet.solve.parts import WORD_CELLS
 
 
 def on_a_board(game):
@@ -113,7 +114,7 @@ def heap_list(position, what="position"):
 
 def fits_a_word(rows, cols):
     """Refuse boards whose cells a 64-bit integer cannot hold (their arrays are read as such)."""
-    if rows * cols > 64:
+    if rows * cols > WORD_CELLS:
         raise BadInput(f"boards of {rows}x{cols} cells do not fit 64-bit integers: pass texts")
 
 
@@ -126,7 +127,7 @@ def bit_boards(array, rows, cols):
         i = int(np.flatnonzero(array < 0)[0])
         raise BadInput(f"bit board {i} is negative ({int(array[i])})")
     states = array.astype(np.uint64)
-    if rows * cols < 64:
+    if rows * cols < WORD_CELLS:
         outside = states >> np.uint64(rows * cols) != 0
         if outside.any():
             i = int(np.flatnonzero(outside)[0])

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from flipnet.base.errors import BadInput
+from flipnet.solve.parts import WORD_CELLS
 from flipnet.solve.shapes import (KEY_BITS, MAX_KEY_BOX, canonical, key_frame, key_sides, neighbours, packed_key, shape_cols,
                                   shape_rows, split)
 
@@ -79,7 +80,7 @@ class Components:
     """Live components of rows x cols positions, and their shapes' keys."""
 
     def __init__(self, rows, cols):
-        if rows * cols > 64:
+        if rows * cols > WORD_CELLS:
             raise BadInput(f"positions are 64-bit masks: a {rows}x{cols} board has {rows * cols} cells")
         self.rows, self.cols = rows, cols
         # a frame that holds every shape of the board in canonical orientation (h <= w)

@@ -40,6 +40,7 @@ from flipnet import __version__
 from flipnet.base.errors import FlipnetError, Interrupted
 from flipnet.base.files import atomic_path
 from flipnet.datasets.hdf5 import write_hdf5
+from flipnet.solve.parts import WORD_CELLS
 
 FORMAT = "flipnet-sample-1"
 PROTOCOL = ("per density d: positions with every cell full independently with probability d, "
@@ -280,6 +281,6 @@ def read(path):
     if not states.shape == values.shape == density.shape or states.ndim != 1:
         raise FlipnetError(f"{path}: states, nim_value and density differ in length")
     cells = int(attrs["rows"]) * int(attrs["cols"])
-    if cells < 64 and states.size and int(states.max()) >> cells:
+    if cells < WORD_CELLS and states.size and int(states.max()) >> cells:
         raise FlipnetError(f"{path}: a state has a cell outside the {attrs['rows']}x{attrs['cols']} board")
     return Sample(states, values, density, attrs)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from flipnet.base.errors import DamagedFile, FlipnetError, Interrupted
 from flipnet.solve.cram.symmetry import canonical, images  # noqa: F401 - images: a piece's symmetric children
+from flipnet.solve.parts import WORD_CELLS
 from flipnet.solve.result import Move, Result
 
 
@@ -66,7 +67,7 @@ def ask_piece(engine, text, target, place=None):
     if own is not None:
         engine.use_checkpoint(engine.checkpoint(own, text))
     try:
-        if game.n_cells <= 64:
+        if game.n_cells <= WORD_CELLS:
             answer = {"is": search.value_is(state, game.rows, game.cols, target)}
         else:  # a board past one word: its whole value
             answer = {"value": int(search.value(game.cells(state)))}
