@@ -13,8 +13,8 @@ from flipnet.api import arguments
 from flipnet.api.arguments import on_a_board
 from flipnet.base.cores import MAX_SEARCH_WORKERS, usable_cores
 from flipnet.base.errors import BadInput, BadType, brief
-from flipnet.solve.parts import WORD_CELLS
 from flipnet.solve.engine import Engine, Settings
+from flipnet.solve.parts import WORD_CELLS
 from flipnet.solve.position import Component, Move, MoveValue, Result, analyse, searched, value_of
 
 __all__ = ["Component", "Engine", "EngineSettings", "Move", "MoveValue", "Result", "default_engine", "value", "values"]
