@@ -144,7 +144,18 @@ def _number(variable, text, what, kind=float):
 class Engine:
     """Exact values of flip positions by one engine's plain recursion and search. Its
     questions share its tables: the optimal player asks one a move, a dataset one a
-    position. Thread-safe as its search is (one kernel at a time)."""
+    position. Thread-safe as its search is (one kernel at a time). `flipnet.value` and
+    `flipnet.values` ask it through `engine=`; it also keeps a long solve's checkpoint
+    (`checkpoint`, `use_checkpoint`, `save_checkpoint`), says where one stands
+    (`standing`), solves in pieces (`in_pieces`) and says what it searched (`report`).
+
+    >>> import flipnet
+    >>> engine = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="off"))
+    >>> flipnet.value("1111/1111/1111", engine=engine, moves=False).value
+    1
+    >>> engine.report()["by"], engine.searching   # 12 cells: the recursion, no compiled search
+    ('plain recursion', False)
+    """
 
     def __init__(self, settings=None):
         from flipnet.solve.small import Plain
