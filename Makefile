@@ -66,8 +66,8 @@ endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache
 endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, under a minute) for 6x7 and larger
 	$(FLIPNET) endgame --cells 30
 
-bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve); the explorer's latency
-	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE))
+bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve; AGAINST=PYTHON: beside another flipnet); the explorer's latency
+	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE)) $(if $(AGAINST),--against $(AGAINST))
 	$(FLIPNET) explore --bench 200
 
 bench-workers: $(READY) ## one search on 1, 2, ... workers up to the usable cores: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)

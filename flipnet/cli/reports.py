@@ -24,6 +24,8 @@ def parse_bench(sub):
                    "(e.g. 5x8,4x11; default: all of them)")
     p.add_argument("--igsolve", metavar="PATH", help="an igsolve binary (Beling and Rogalski's Cram solver) to "
                    "time beside flipnet's whole commands, one thread each (absent: its column says so)")
+    p.add_argument("--against", metavar="PYTHON", help="another flipnet's Python (a worktree's .venv/bin/python, "
+                   "e.g. of main): its Cram commands and first answer timed beside this one's, as ratios")
     p.add_argument("--limit", type=float, metavar="SECONDS", help="stop each Cram board's command after this "
                    "many seconds and report it so (default: 1800 for the cram section, 7200 for cram-large)")
     p.set_defaults(run=cmd_bench)
@@ -44,4 +46,4 @@ def cmd_compare(args):
 def cmd_bench(args):
     from flipnet.report.bench import run
 
-    run(args.only, args.out, args.boards, args.igsolve, args.limit)
+    run(args.only, args.out, args.boards, args.igsolve, args.limit, args.against)

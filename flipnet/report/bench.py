@@ -34,12 +34,15 @@ class Bench:
     """One run of the benchmarks, handed to each section: its settings and what it
     measured. `boards`: the Cram boards to time ("6x7", ...), None for all of a section's
     (--boards); `igsolve`: igsolve's binary, timed beside the Cram solver where given;
+    `against`: the Python of another flipnet (a worktree's), whose Cram commands and first
+    answer are timed beside this one's, one after the other (`--against`);
     `limit`: seconds a Cram board's command may take before it is stopped, None for the
     section's own; `measured`: task -> {"reference", "reference_seconds",
     "flipnet_seconds", ...}, written by --out."""
 
-    def __init__(self, boards=None, igsolve=None, limit=None):
+    def __init__(self, boards=None, igsolve=None, limit=None, against=None):
         self.boards, self.igsolve, self.limit = boards, igsolve, limit
+        self.against = against  # another flipnet's Python (`--against`), timed beside this one
         self.measured = {}
 
     def row(self, task, reference, ref_seconds, ours_seconds, note=""):
@@ -329,12 +332,14 @@ def _command(argv, timeout, env=None):
         return seconds, out.read(), err.read(), usage.ru_maxrss / 1024
 
 
-def _flipnet_board(rows, cols, mirror, workers, limit):
+def _flipnet_board(rows, cols, mirror, workers, limit, python=None):
     """The whole command `flipnet value flip BOARD --no-moves --workers N` (the endgame
-    database in the cache): {"value", "seconds", "positions", "peak_mb"} or None."""
+    database in the cache): {"value", "seconds", "positions", "peak_mb"} or None. `python`:
+    another flipnet's (`--against`), else this one's."""
     text = "/".join(["1" * cols] * rows)
     env = {**os.environ, "FLIPNET_PROGRESS": "0", **({} if mirror else {"FLIPNET_MIRROR": "off"})}
-    ran = _command([*CHILD, "flipnet", "--peak", "value", "flip", text, "--no-moves", "--workers", str(workers),
+    child = CHILD if python is None else [python, *CHILD[1:]]
+    ran = _command([*child, "flipnet", "--peak", "value", "flip", text, "--no-moves", "--workers", str(workers),
                     "--json"], limit, env)
     if ran is None:
         return None
@@ -385,6 +390,8 @@ def _cram_boards(bench, boards, limit=1800):
             absent = "-" if not mirror else "not given"
             print(f"{label:<21} {value:>6} {published:>9} {seconds(ig, absent):>10} {seconds(one):>10} {ratio:>6} "
                   f"{seconds(two):>11} {positions:>23} {'-' if peak is None else format(peak, '.0f'):>8}", flush=True)
+            if bench.against is not None:
+                _beside_another(bench, label, rows, cols, mirror, limit, runs)
             bench.measured[f"cram {label}"] = {
                 "reference": "igsolve, one thread, whole command" if ig else "C++ Lemoine-Viennot (MCGS), quoted",
                 "reference_seconds": ig["seconds"] if ig else anchor if ig == {} else None,
@@ -393,6 +400,25 @@ def _cram_boards(bench, boards, limit=1800):
                    for key in ("seconds", "positions", "peak_mb")},
                 "flipnet_seconds": one["seconds"] if one else None,
                 **({"over_limit": limit} if one is None else {}), **({"nimber": value} if one or two else {})}
+
+
+def _beside_another(bench, label, rows, cols, mirror, limit, ours):
+    """The same board's commands by the flipnet of `--against`, one worker and two, printed
+    as the ratio of its seconds to this one's (above 1: this one is faster); the same value
+    and, with one worker, the same positions asserted."""
+    theirs = {workers: _flipnet_board(rows, cols, mirror, workers, limit, bench.against) for workers in (1, 2)}
+    parts = []
+    for workers in (1, 2):
+        mine, other = ours[workers], theirs[workers]
+        if mine and other:
+            assert mine["value"] == other["value"], f"{label}: {mine['value']} here, {other['value']} there"
+            assert workers == 2 or mine["positions"] == other["positions"], f"{label}: other positions there"
+            parts.append(f"{workers} worker{'s' if workers > 1 else ''} {other['seconds']:.2f} s, "
+                         f"{other['seconds'] / mine['seconds']:.3f}x")
+        bench.measured[f"cram {label} against, {workers} workers"] = {
+            "reference": f"flipnet of {bench.against}", "reference_seconds": other and other["seconds"],
+            "flipnet_seconds": mine and mine["seconds"]}
+    print(f"  {label} by the flipnet of --against: {'; '.join(parts) or 'no answer within the limit'}", flush=True)
 
 
 @section("start")
@@ -406,8 +432,11 @@ def bench_start(bench):
     floor = timed(lambda: subprocess.run([*CHILD, "numpy"], check=True), 5)[0]
     theirs = _igsolve_board(bench.igsolve, 3, 5, 60)  # a board of that size (igsolve takes full rectangles)
     beside = f"; igsolve's whole command on the full 3x5: {theirs['seconds']:.3f} s" if theirs else ""
+    ours = _start_seconds(first)
     bench.row("flipnet value flip", "by the search (Numba)", _start_seconds(first, env={"FLIPNET_PLAIN": "off"}),
-        _start_seconds(first), f"floor, a process importing numpy: {floor:.3f} s{beside}")
+        ours, f"floor, a process importing numpy: {floor:.3f} s{beside}")
+    if bench.against is not None:
+        bench.row("flipnet value flip", "the flipnet of --against", _start_seconds(first, python=bench.against), ours)
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.engine import Engine, Settings
     from flipnet.solve.kayles import line_value_and_winning_moves
@@ -421,11 +450,13 @@ def bench_start(bench):
     bench.row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
 
 
-def _start_seconds(argv, eager=False, repeat=5, env=None):
+def _start_seconds(argv, eager=False, repeat=5, env=None, python=None):
     """Best wall seconds of a process running flipnet's command line on `argv`; `eager`:
     with PyTensor and Numba imported first (before they were loaded on use, every command
-    loaded PyTensor, and all but --help Numba); `env`: added to the environment."""
-    command = [*CHILD, "flipnet", *(["--eager"] if eager else []), *argv]
+    loaded PyTensor, and all but --help Numba); `env`: added to the environment; `python`:
+    another flipnet's (`--against`)."""
+    child = CHILD if python is None else [python, *CHILD[1:]]
+    command = [*child, "flipnet", *(["--eager"] if eager else []), *argv]
     environment = {**os.environ, **(env or {})}
     return timed(lambda: subprocess.run(command, capture_output=True, check=True, env=environment), repeat)[0]
 
@@ -522,11 +553,12 @@ def _cpp_reference():
     return fn
 
 
-def run(only=None, out=None, boards=None, igsolve=None, limit=None):
+def run(only=None, out=None, boards=None, igsolve=None, limit=None, against=None):
     """The sections named in `only` (default: all but the long ones), printed; with `out`,
     also as JSON. `boards` ("5x8,4x11"): time only these of the Cram sections' full boards;
     `igsolve`: the path of an igsolve binary to time beside them; `limit`: the seconds each
-    of their commands may take."""
+    of their commands may take; `against`: another flipnet's Python, whose Cram commands
+    and first answer are timed beside this one's."""
     from flipnet.base.checks import check_seconds
     from flipnet.base.errors import FlipnetError
 
@@ -546,7 +578,9 @@ def run(only=None, out=None, boards=None, igsolve=None, limit=None):
         binary = shutil.which(igsolve) or igsolve
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             raise FlipnetError(f"--igsolve {igsolve}: no program there (build it from beling/impartial-games)")
-    bench = Bench(chosen, binary, check_seconds(limit, "--limit"))
+    if against is not None and not (os.path.isfile(against) and os.access(against, os.X_OK)):
+        raise FlipnetError(f"--against {against}: no Python there (give a worktree's .venv/bin/python)")
+    bench = Bench(chosen, binary, check_seconds(limit, "--limit"), against)
     if out:
         check_writable(out)
     os.environ.setdefault("FLIPNET_PROGRESS", "0")
