@@ -328,6 +328,8 @@ CASES = [
     ("bench-only-nothing", ["bench", "--only"], "argument --only: expected at least one argument"),
     ("bench-board", ["bench", "--only", "cram-large", "--boards", "5x8,9x9"], "unknown bench board 9x9"),
     ("bench-board-none", ["bench", "--only", "cram-large", "--boards", ","], "unknown bench board ','"),
+    ("bench-against", ["bench", "--only", "cram", "--against", "/nonexistent/python"],
+     "--against /nonexistent/python: no Python there (give a worktree's .venv/bin/python)"),
     ("bench-igsolve", ["bench", "--only", "cram", "--igsolve", "/nonexistent/igsolve"],
      "--igsolve /nonexistent/igsolve: no program there"),
     ("bench-limit", ["bench", "--only", "cram", "--limit", "0"], "--limit must be a positive number of seconds"),
