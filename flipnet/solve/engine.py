@@ -15,14 +15,13 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+from flipnet.base.cores import MAX_SEARCH_WORKERS
 from flipnet.base.errors import FlipnetError
-from flipnet.solve.cram.limits import (CHECKPOINT_SECONDS, COMPILING, MAX_TABLE_LOG, MIN_TABLE_LOG, SAMPLE_LANES,  # noqa: F401
-                                      SETS_UP_TO,
-                                      memory_limit)
+from flipnet.solve.cram.limits import CHECKPOINT_SECONDS, MAX_TABLE_LOG, MIN_TABLE_LOG, SETS_UP_TO, memory_limit
+from flipnet.solve.cram.limits import COMPILING, SAMPLE_LANES  # noqa: F401 - the engine's names for the layers above
 from flipnet.solve.parts import WORD_CELLS
 
 ENDGAME_CHOICES = ("auto", "cached", "off")
-MAX_WORKERS = 256  # threads of one search (`base.cores.MAX_SEARCH_WORKERS`)
 # The settings a program's environment may set, with the variable that sets each
 ENVIRONMENT = {"endgame": "FLIPNET_ENDGAME", "mirror": "FLIPNET_MIRROR", "wide_from": "FLIPNET_WIDE_FROM",
                "sets_up_to": "FLIPNET_SETS_UP_TO", "plain": "FLIPNET_PLAIN", "memory_limit": "FLIPNET_MEMORY_LIMIT",
@@ -58,7 +57,7 @@ class Settings:
     checkpoint_seconds: float = CHECKPOINT_SECONDS
 
     def __post_init__(self):
-        _whole_in("workers", self.workers, 1, MAX_WORKERS, optional=True)
+        _whole_in("workers", self.workers, 1, MAX_SEARCH_WORKERS, optional=True)
         _whole_in("table_log", self.table_log, MIN_TABLE_LOG, MAX_TABLE_LOG, optional=True)
         _whole_in("max_table_log", self.max_table_log, MIN_TABLE_LOG, MAX_TABLE_LOG)
         _whole_in("sets_up_to", self.sets_up_to, -1, 63)
