@@ -9,7 +9,6 @@ import pytest
 
 from cli_cases import environment
 from flipnet.solve.cram import CramSolver
-from flipnet.solve import small
 from flipnet.solve.small import SMALL_CELLS, Plain, TooLarge
 
 

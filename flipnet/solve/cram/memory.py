@@ -40,7 +40,6 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError
 from flipnet.solve.cram.limits import memory_limit  # noqa: F401 - a limit's text, read by the settings
 
 
