@@ -45,7 +45,11 @@ test: $(READY) ## the whole test suite (what CI runs), with its slowest tests
 test-quick: $(READY) ## the tests not marked slow: a quick loop while editing
 	$(PYTEST) -m "not slow"
 
-data: data/flip1d.h5 data/flip2d.h5 ## the study's datasets: tables and original splits
+# Beside the tables, the kernels of a first answer are compiled (flipnet/api/warm.py): the
+# first `flipnet value` of a 5x7 board then loads them instead of compiling for half a minute.
+data: | $(READY) ## the study's datasets: tables and original splits; the first answers' kernels compiled
+	@$(BIN)/python -m flipnet.api.warm & warm=$$!; \
+	    $(MAKE) --no-print-directory data/flip1d.h5 data/flip2d.h5 && wait $$warm
 
 data/flip1d.h5: | $(READY)
 	$(FLIPNET) data --only flip1d --out-dir data
@@ -241,7 +245,12 @@ screenshots: $(READY) ## the explorer's pictures in data/figures/, taken by its 
 api-docs: $(READY) ## docs/api.md from the public names' docstrings
 	$(BIN)/python -m flipnet.api.reference docs/api.md
 
-wheel: $(READY) ## dist/flipnet-VERSION-py3-none-any.whl, carrying the shipped models and results
+# The kernels are compiled afresh first (flipnet/base/kernels.py), so that the wheel carries
+# them and only them: its first answers load compiled code on any x86-64-v3 machine with the
+# same Python and Numba, and compile once elsewhere.
+wheel: $(READY) ## dist/flipnet-VERSION-py3-none-any.whl, carrying the shipped models and results and its compiled kernels
+	find flipnet -name __numba_cache__ -prune -exec rm -rf {} +
+	$(BIN)/python -m flipnet.api.warm
 	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
 
 # The runs of other seeds that each measured row of `make compare` rests on beside its

@@ -704,7 +704,7 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
 
     small = Endgame.build(boxes=((2, 3), (3, 3)))
     solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
-    monkeypatch.setattr(solver, "use_endgame", lambda: setattr(solver, "endgame", small))
+    monkeypatch.setattr(solver, "use_endgame", lambda largest=None: setattr(solver, "endgame", small))
     monkeypatch.setattr(cram, "LARGE_ENDGAME_FROM", 12)
     assert solver.value(full(2, 5)) == 1 and capsys.readouterr().err == ""  # 10 cells: no word
     solver.timeout = 0.3

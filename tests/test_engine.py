@@ -41,10 +41,11 @@ def test_each_engine_keeps_its_own_threads_and_time_limit():
     one = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="off"))
     two = flipnet.Engine(flipnet.EngineSettings(workers=2, endgame="off"))
     hurried = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="off", time_limit=0.02, plain=False))
-    board = full(5, 6)  # 100 thousand positions: a quarter of a second
+    board = full(5, 6)  # 100 thousand positions: a fifth of a second
     hurried.search().value({(0, 0), (0, 1)})  # the kernels loaded: the limit is the search's alone
     with pytest.raises(TimedOut, match="no answer within --timeout 0.02 s"):
-        flipnet.value(board, engine=hurried, moves=False)
+        # half a million positions: the limit is looked at every 0.2 s
+        flipnet.value(full(5, 7), engine=hurried, moves=False)
     assert flipnet.value(board, engine=one, moves=False).value == 2  # docs/cram.md: 5x6 is 2
     assert flipnet.value(board, engine=two, moves=False).value == 2
     assert one.search().workers == 1 and two.search().workers == min(2, usable_cores())

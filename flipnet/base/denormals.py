@@ -23,9 +23,11 @@ import contextlib
 import platform
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from flipnet.base.kernels import njit
 
 FTZ, DAZ = 1 << 15, 1 << 6  # MXCSR: flush results to zero, read inputs as zero
 SUPPORTED = platform.machine().lower() in ("x86_64", "amd64")

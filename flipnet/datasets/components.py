@@ -12,8 +12,8 @@ board up to 7x7).
 """
 
 import numpy as np
-from numba import njit
 
+from flipnet.base.kernels import njit
 from flipnet.base.errors import BadInput
 from flipnet.solve.parts import WORD_CELLS
 from flipnet.solve.shapes import (KEY_BITS, MAX_KEY_BOX, canonical, key_frame, key_sides, neighbours, packed_key, shape_cols,

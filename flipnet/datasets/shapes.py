@@ -11,8 +11,8 @@ per shape and kept in a `ShapeTable` that grows as new shapes are met.
 """
 
 import numpy as np
-from numba import njit
 
+from flipnet.base.kernels import njit
 from flipnet.solve.shapes import key_frame
 
 PATTERNS = 256

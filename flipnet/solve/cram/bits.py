@@ -12,9 +12,9 @@ are shared by every position.
 """
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
+from flipnet.base.kernels import njit
 from flipnet.solve.cram.keys import shape_word
 from flipnet.solve.cram.wide import (WIDE_CELLS, U128Type, bit_reversed, count_ones, leading_zeros, like, load, low,
                                      one_like, store, trailing_zeros, wide, width_of, zero_like)

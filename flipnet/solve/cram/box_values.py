@@ -14,8 +14,9 @@ which the CPU prefetches.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from flipnet.base.kernels import njit
 from flipnet.solve.cram.bits import lowest_bit_index
 from flipnet.base.errors import BadInput
 

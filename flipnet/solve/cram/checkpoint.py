@@ -34,8 +34,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from flipnet.base.kernels import njit
 from flipnet.base.errors import BadInput, DamagedFile, FlipnetError
 from flipnet.base.files import atomic_path, check_writable
 from flipnet.base.provenance import commit, version

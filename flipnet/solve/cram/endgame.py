@@ -26,6 +26,8 @@ again, saying why on one line.
 import errno
 import json
 import os
+import subprocess
+import sys
 import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +46,8 @@ BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cel
 DEFAULT_BOXES = BOX_SETS[28]
 MAX_BOX_CELLS = 30
 SPARE_ROOM = 64 << 20  # address space a build needs beside its map (threads' stacks, the CRC pass)
+BUILDING = "cram-endgame.building"  # a build in the background under way: the builder's pid
+BUILD_SECONDS = 600  # a mark older than this is of a builder that died
 
 
 class Endgame:
@@ -308,3 +312,35 @@ def _read_meta(meta_path):
     except (OSError, ValueError):
         return None
     return meta if isinstance(meta, dict) else None
+
+
+def build_in_background(directory=None):
+    """Build the default database in a detached process of low priority (it outlives the
+    caller) unless one is built or being built: a first question it would only speed up a
+    little goes on without it, and the next finds it built. True if a build is under way."""
+    directory = Path(directory) if directory is not None else cache_dir()
+    mark = directory / BUILDING
+    try:
+        ensure_dir(directory.parent)
+        ensure_dir(directory)
+        if mark.exists() and time.time() - mark.stat().st_mtime < BUILD_SECONDS:
+            return True
+        mark.write_text(f"{os.getpid()}\n")
+        subprocess.Popen([sys.executable, "-m", __name__, str(directory)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except (OSError, FlipnetError):
+        return False
+    return True
+
+
+def _build_here(directory):
+    """The background builder: nice, then build, then take the mark away."""
+    os.nice(10)
+    try:
+        Endgame.load_or_build(directory)
+    finally:
+        (directory / BUILDING).unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    _build_here(Path(sys.argv[1]))

@@ -11,7 +11,8 @@ nothing for naming them.
 """
 
 import numpy as np
-from numba import njit
+
+from flipnet.base.kernels import njit
 
 SIDE_BITS = 7  # of a shape word: h << SIDE_BITS | w
 SIDE_MASK = (1 << SIDE_BITS) - 1

@@ -42,8 +42,8 @@ table, whose entries are checked so that a slot torn by two writers reads as abs
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from flipnet.base.kernels import njit
 from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, DOMINO_FIRST, canonical_of_rows,
                                      frame_rows, highest_bit_index, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,

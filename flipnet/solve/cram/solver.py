@@ -82,6 +82,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         self.use_workers(workers)
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
+        self._told_building = False  # told that the database is being built in the background
         self.checkpoint = None  # a `checkpoint.Checkpoint` the searches keep their facts in
         self._restored = None  # the tables (table, wide table) the checkpoint's facts were written into
 

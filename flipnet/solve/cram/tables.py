@@ -8,7 +8,7 @@ import sys
 
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
-from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame
+from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, build_in_background
 from flipnet.solve.cram.limits import MAX_TABLE_LOG, MIN_TABLE_LOG
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.parts import MAX_FRAME
@@ -17,6 +17,9 @@ ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the
 # From this many cells the 30-cell database pays: 6x7 (42) was answered in 7 min with it and
 # not in 10 with the 28-cell one, so a solver holding the smaller set says so once
 LARGE_ENDGAME_FROM = 40
+# A question of fewer cells than this does not wait for a database not yet built: 5x8 (40)
+# searched 3.8 s without it; building it takes about 12 s, then 5x8 takes 2.4 s
+WAITS_FOR_ENDGAME_FROM = 41
 # A growing solver's table: about as many entries as its largest search visits positions
 # (docs/cram.md, step 9). Mapping a table costs, and a larger one than the search needs is
 # slower to probe too (5x7 searched 0.50 s with 2^20 or 2^22 entries, and in 0.59 s with
@@ -85,7 +88,7 @@ class TableKeeper:
         searched = [(bin(int(bits)).count("1"), min(h, w)) for bits, h, w in parts if min(h, w) > 1]
         largest, side = max(searched, default=(0, 0))
         if self.auto_endgame and largest >= ENDGAME_FROM:
-            self.use_endgame()
+            self.use_endgame(largest)
         if largest >= LARGE_ENDGAME_FROM and self._wants_larger_endgame():
             self._advised = True
             print(f"flipnet: a component of {largest} cells, and the endgame database holds boxes of at most "
@@ -149,11 +152,19 @@ class TableKeeper:
                 self.tt, self.tt_log = table, log
                 return
 
-    def use_endgame(self):
+    def use_endgame(self, largest=None):
         """Load the endgame database from the cache, building it there the first time
-        (not inside `time_limit`)."""
+        (not inside `time_limit`). Below `WAITS_FOR_ENDGAME_FROM` cells the question goes on
+        without it while a process of its own builds it: the build takes longer than the
+        search it would shorten."""
         if (self.supervisor.deadline is not None or not self.builds_endgame) and not Endgame.is_built():
             self._without_endgame = True
+            return
+        if largest is not None and largest < WAITS_FOR_ENDGAME_FROM and not Endgame.is_built():
+            if build_in_background() and not self._told_building:
+                self._told_building = True
+                print("flipnet: the endgame database is being built in the background (once, about 15 s, "
+                      "453 MB); searches after it use it", file=sys.stderr)
             return
         self.auto_endgame = False
         self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
