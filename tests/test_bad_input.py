@@ -141,8 +141,10 @@ CASES = [
     ("train-draw-huge", ["train", "convmem2d-gated12-distil6m", "--draw", "99999999"], "--draw must be in 0..16777216, got 99999999"),
     # sweep: what it is given, checked before any task
     ("sweep-seed", ["sweep", "conv1d", "--seeds", "1", "--seed", "3"], "a sweep takes its seeds from --seeds, not --seed"),
-    ("sweep-results-dir", ["sweep", "conv1d", "--seeds", "1", "--results-dir", "/tmp/x"],
-     "--results-dir /tmp/x: a sweep writes under the directory it runs in"),
+    ("sweep-results-dir-missing", ["sweep", "conv1d", "--seeds", "1", "--results-dir", "/nonexistent/x"],
+     "directory /nonexistent does not exist"),
+    ("sweep-run-outside", ["sweep", "--seeds", "1", "--run", "arena nim --seed {seed} --out /tmp/a{seed}.json"],
+     "--run's output /tmp/a{seed}.json: a sweep's --run writes under the directory it runs in"),
     ("sweep-seeds-backwards", ["sweep", "conv1d", "--seeds", "2-1"], "--seeds: 2-1 runs backwards"),
     ("sweep-seeds-text", ["sweep", "conv1d", "--seeds", "1-x"], "--seeds: cannot read '1-x'"),
     ("sweep-address", ["sweep", "conv1d", "--seeds", "1", "--scheduler", "foo"], "--scheduler foo: not an address"),
@@ -181,6 +183,8 @@ CASES = [
      "conv1d reads one row of cells, not 3 rows"),
     ("train-bucket-255", ["train", "conv1d", "--data", F + "/bucket255.h5", "--bucket", "0"],
      "splits/original/bucket holds 255; bucket numbers are 0..0"),
+    ("train-negative-labels", ["train", "conv1d", "--data", F + "/negative.h5", "--bucket", "0"],
+     "/nim_value holds -1; values are 0 or more"),
     ("train-part-7", ["train", "conv1d", "--data", F + "/part7.h5", "--bucket", "0"], "holds 7; parts (0 train"),
     ("train-labels", ["train", "conv1d", "--data", F + "/labels200.h5", "--bucket", "0"],
      "has nim-value 200; model conv1d has 7 classes"),
@@ -268,8 +272,10 @@ CASES = [
      "line 1: 'nan' is not a finite number"),
     ("play-weights-word", ["play", "halfnim", "--weights", F + "/wordweights.txt", "--start", "9"],
      "line 2: 'x' is not a number"),
+    ("play-weights-binary", ["play", "halfnim", "--weights", F + "/binary.txt", "--start", "9"],
+     "binary.txt is not text: byte 0xff at line 2 (byte 9) is not UTF-8"),
     ("play-weights-missing", ["play", "halfnim", "--weights", "/nonexistent.txt", "--start", "9"],
-     "cannot read weights file /nonexistent.txt"),
+     "weights file /nonexistent.txt not found"),
     ("play-board-huge", ["play", "flip", "--shape", "3000x3000"], "boards stop at 4096 cells"),
     ("play-board-8x8", ["play", "flip", "--shape", "8x8"], "a 8x8 board has 64 cells; a player that needs exact"),
     ("play-unknown-ai", ["play", "flip", "--ai", "wizard"], "unknown agent 'wizard'"),
@@ -315,6 +321,12 @@ CASES = [
      "not valid JSON"),
     ("compare-readme-missing", ["compare", "--claims", F + "/claims.json", "--readme", "/nonexistent/README.md"],
      "directory /nonexistent does not exist"),
+    ("compare-readme-binary", ["compare", "--claims", F + "/claims.json", "--readme", F + "/binary.txt"],
+     "binary.txt is not text: byte 0xff"),
+    ("compare-results-file", ["compare", "--claims", F + "/claims.json", "--results-dir", F + "/binary.txt"],
+     "binary.txt is a file, not a folder of results"),
+    ("compare-results-missing", ["compare", "--claims", F + "/claims.json", "--results-dir", "nowhere"],
+     "--results-dir nowhere: no such folder"),
     ("compare-readme-no-block", ["compare", "--claims", F + "/claims.json", "--readme", F + "/README-plain.md"],
      "no <!-- compare:start -->"),
     ("compare-out", ["compare", "--claims", F + "/claims.json", "--out", "/nonexistent/d/x.md"],
@@ -404,7 +416,16 @@ def files(tmp_path_factory):
     write_tiny_dataset(d / "tiny2d.h5", rows=3, cols=4)
     (d / "text.h5").write_text("this is not HDF5\n")
     (d / "truncated.h5").write_bytes((d / "tiny1d.h5").read_bytes()[:1500])
+    def negative_labels(f):
+        attrs, values = dict(f["nim_value"].attrs), f["nim_value"][()].astype(np.int8)
+        values[:3] = -1
+        del f["nim_value"]
+        f["nim_value"] = values
+        f["nim_value"].attrs.update(attrs)
+
+    (d / "binary.txt").write_bytes(b"0.5 0.25\n\xff\xfe\x00 not text")
     for name, edit in (("bucket255", lambda f: f["splits/original/bucket"].__setitem__(slice(0, 3), 255)),
+                       ("negative", negative_labels),
                        ("part7", lambda f: f["splits/original/part"].__setitem__(slice(0, 3), 7)),
                        ("labels200", lambda f: f["nim_value"].__setitem__(slice(0, 256), 200)),
                        ("nosplit", lambda f: f.__delitem__("splits"))):

@@ -61,6 +61,15 @@ API_CASES = [
     ("values-2d", lambda: flipnet.values(np.ones((2, 2))), BadInput, "not 2 dimensions"),
     ("values-one", lambda: flipnet.values(5), BadType, "a list of texts or an array, not int"),
     ("values-text", lambda: flipnet.values("11/11"), BadType, "values() takes many positions"),
+    ("values-no-cells", lambda: flipnet.values(np.zeros((2, 0, 3), np.int64)), BadInput,
+     "positions of 0x3 cells: a board has at least one cell"),
+    ("unpack-zero-shape", lambda: flipnet.unpack(0, 0, 5), BadInput, "shape must be at least 1x1, got 0x5"),
+    ("unpack-negative", lambda: flipnet.unpack(-3, 2, 2), BadInput, "bit board 0 is negative (-3)"),
+    ("unpack-outside", lambda: flipnet.unpack(16, 2, 2), BadInput, "has bits beyond the 4 cells of a 2x2 board"),
+    ("unpack-past-a-word", lambda: flipnet.unpack(1 << 70, 8, 8), BadInput, "bit boards of at most 64 cells"),
+    ("make-shape-number", lambda: flipnet.games.make("flip", shape=5), BadInput,
+     "shape is (rows, cols) or text like '5x5', not 5"),
+    ("make-shape-text", lambda: flipnet.games.make("flip", shape="5by5"), BadInput, "bad shape '5by5'"),
     ("dataset-name", lambda: flipnet.load_dataset(3), BadInput, "no dataset named 3"),
     ("dataset-split", lambda: flipnet.load_dataset("flip1d", 2), BadType, "split is a name"),
     ("dataset-bucket-float", lambda: flipnet.load_dataset("flip1d", "test", bucket=1.5), BadType,
@@ -93,6 +102,9 @@ def test_what_the_api_takes_it_reads_exactly():
         assert flipnet.values(bits, game, misere=misere, shape=(2, 2)).tolist() == by_text.tolist()
     assert flipnet.values(np.array([[1, 2], [3, 3]]), "nim").tolist() == [3, 0]
     assert flipnet.values(np.array(["11", "11/11"])).tolist() == flipnet.values(["11", "11/11"]).tolist()
+    assert flipnet.values(np.zeros((0, 3, 3), np.int64)).shape == (0,)  # no positions: no values
+    assert flipnet.games.make("flip", shape="3x4") == flipnet.games.make("flip", shape=(3, 4))
+    assert flipnet.unpack([0b0110], 2, 2).tolist() == [[[0, 1], [1, 0]]]
 
 
 @pytest.mark.slow

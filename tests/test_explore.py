@@ -258,6 +258,7 @@ def test_a_question_past_the_limit_ends_and_leaves_the_solver_free(server):
     ("/api/move", {"game": "flip", "position": "11", "agent": "alphazero"}, 400, "the agents of flip here"),
     ("/api/move", {"game": "flip", "position": "11", "agent": "random", "seed": "-1"}, 400, "seed is a whole number"),
     ("/api/question", {"question": "999999"}, 400, "no question 999999 here"),
+    ("/api/position", {f"x{i}": "1" for i in range(17)}, 400, "a request here has at most 16 fields"),
     ("/etc/passwd", {}, 404, "nothing here"),
     ("/static/../server.py", {}, 404, "nothing here"),
 ])

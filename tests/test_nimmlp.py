@@ -155,7 +155,7 @@ def test_bad_weights_files(tmp_path, text, message):
 
 
 def test_missing_weights_file(tmp_path):
-    with pytest.raises(FlipnetError, match="cannot read weights file"):
+    with pytest.raises(FlipnetError, match="weights file .*none.txt not found"):
         read_weights_file(tmp_path / "none.txt")
 
 

@@ -116,3 +116,41 @@ def test_halfnim_best_move_is_the_smallest_winning_move():
         assert 1 <= k <= n // 2
         winning = [k for k in range(1, n // 2 + 1) if g[n - k] == 0]
         assert k == winning[0] if winning else True
+
+
+@pytest.mark.parametrize("rows, cols", [(3, 4), (4, 4), (3, 5)])
+def test_every_position_the_mirror_rule_calls_zero_is_zero(rows, cols):
+    """parts.mirror_zero against the table: each position it proves 0 is 0, and it proves
+    some on every shape (a centre cell or a centre domino keeps it from others)."""
+    from flipnet.solve.parts import mirror_zero
+
+    game = FlipGame(rows, cols)
+    values = table(game)
+    proved = [state for state in range(1 << game.n_cells) if mirror_zero(game.cells(state))]
+    assert len(proved) > 10
+    assert all(values[state] == 0 for state in proved)
+
+
+def test_the_mirror_rule_sees_the_centre():
+    from flipnet.solve.parts import mirror_zero
+
+    full = lambda rows, cols: {(r, c) for r in range(rows) for c in range(cols)}  # noqa: E731
+    assert mirror_zero(full(10, 10)) and mirror_zero(full(8, 14)) and mirror_zero(full(2, 2))
+    assert not mirror_zero(full(9, 8))  # the middle row's centre domino is its own image
+    assert not mirror_zero(full(3, 3))  # the centre cell, with its neighbours
+    assert mirror_zero(full(3, 3) - {(1, 1)})  # without it
+    assert not mirror_zero(full(4, 4) - {(0, 0)})  # not its own image
+
+
+def test_a_board_the_mirror_rule_answers_is_answered_at_once_whatever_its_size():
+    """Past the search's frames (12x12: 144 cells) and wide (8x14), through the command:
+    no table mapped, nothing compiled."""
+    import subprocess
+    import sys
+
+    for rows, cols in ((12, 12), (8, 14)):
+        board = "/".join(["1" * cols] * rows)
+        done = subprocess.run([sys.executable, "-m", "flipnet", "value", "flip", board, "--json", "--timeout", "5"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert '"nim_value": 0' in done.stdout and '"winning_moves": []' in done.stdout

@@ -117,6 +117,21 @@ def test_a_sweep_on_a_cluster_survives_a_killed_worker_and_writes_the_sequential
 
 
 @pytest.mark.slow
+def test_a_sweep_writes_into_an_absolute_folder_what_it_writes_here(tmp_path, sequential):
+    """The task trains in a folder of its own; this process writes its files into the
+    folder named, wherever it is: the same files as `flipnet train`'s."""
+    write_tiny_dataset(tmp_path / "tiny.h5")
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    done = subprocess.run([sys.executable, "-m", "flipnet", "sweep", "conv1d", "--seeds", "1", *TRAINING, "--jobs", "1",
+                           "--results-dir", str(elsewhere)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "FLIPNET_PROGRESS": "0"}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"conv1d-seed1: wrote {elsewhere}/conv1d-seed1.json" in done.stdout
+    same_files(elsewhere, sequential, ["conv1d-seed1"])
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
 def test_a_failed_run_is_one_line_a_ctrl_c_keeps_what_is_done_and_a_rerun_does_the_rest(tmp_path):
     """Through --run: any flipnet command over seeds, each run's --out file brought back."""
     argv = [sys.executable, "-m", "flipnet", "sweep", "--seeds", "1-2", "--jobs", "1",

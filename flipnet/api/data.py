@@ -22,7 +22,11 @@ def unpack(states, rows: int, cols: int) -> np.ndarray:
     array([[[1, 1, 1],
             [0, 0, 0]]], dtype=uint8)
     """
-    states = np.asarray(states, np.uint64).reshape(-1, 1)
+    rows, cols = arguments.shape_of((rows, cols))
+    array = np.asarray(states)
+    if array.dtype.kind == "O":  # Python ints past 64 bits, or not numbers at all
+        raise BadInput("unpack takes bit boards of at most 64 cells, as integers")
+    states = arguments.bit_boards(array.reshape(-1), rows, cols).reshape(-1, 1)
     shifts = np.arange(rows * cols, dtype=np.uint64)
     return ((states >> shifts) & np.uint64(1)).astype(np.uint8).reshape(-1, rows, cols)
 

@@ -147,7 +147,11 @@ def _grouped(positions, game, misere, shape, fixed=None):
         return [(np.arange(len(array)), games.make(game, shape=shape, misere=misere), states)]
     if array is not None and on_a_board(game) and array.ndim == 3:
         rows, cols = array.shape[1:]
+        if not rows or not cols:
+            raise BadInput(f"positions of {rows}x{cols} cells: a board has at least one cell")
         arguments.fits_a_word(rows, cols)
+        if not len(array):
+            return []
         cells = arguments.cell_array(array.reshape(len(array), -1), game, "positions").astype(bool)
         weights = np.left_shift(np.uint64(1), np.arange(rows * cols, dtype=np.uint64))
         states = (cells * weights).sum(axis=1, dtype=np.uint64)

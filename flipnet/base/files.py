@@ -159,13 +159,29 @@ def write_json(path, value):
     write_text(path, json_text(value))
 
 
-def read_json(path, what="JSON file"):
-    """The parsed contents of a JSON file, or a one-line FlipnetError saying why not."""
+def read_text_file(path, what="file"):
+    """A text file a user names, as text (UTF-8), or a one-line FlipnetError saying why
+    not: missing, a folder, unreadable, or not text (the first byte that is not, and where)."""
     try:
-        return json.loads(Path(path).read_text())
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise FlipnetError(f"{what} {path} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FlipnetError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except IsADirectoryError:
+        raise FlipnetError(f"{what} {path} is a directory, not a file") from None
+    except OSError as exc:
+        raise FlipnetError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise FlipnetError(f"{what} {path} is not text: byte 0x{data[exc.start]:02x} at line {line} "
+                           f"(byte {exc.start}) is not UTF-8") from None
+
+
+def read_json(path, what="JSON file"):
+    """The parsed contents of a JSON file, or a one-line FlipnetError saying why not."""
+    text = read_text_file(path, what)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FlipnetError(f"{path} line {exc.lineno}: not valid JSON ({exc.msg})") from None

@@ -75,7 +75,7 @@ class Split:
 def read_table(path):
     with _open(path) as f:
         ds = _values_dataset(f, path)
-        return Table(_read(ds, path), dict(ds.attrs))
+        return Table(_values(ds, path), dict(ds.attrs))
 
 
 def read_split(path, bucket, name="original"):
@@ -89,7 +89,7 @@ def read_split(path, bucket, name="original"):
         n_buckets = _int_attr(group, "n_buckets", path, default=10)
         if not 0 <= bucket < n_buckets:
             raise FlipnetError(f"bucket {bucket} does not exist in {path}: buckets are 0..{n_buckets - 1}")
-        values = _read(ds, path)
+        values = _values(ds, path)
         buckets = _read(group["bucket"], path)
         parts = _read(group["part"], path)
         attrs = dict(group.attrs)
@@ -149,6 +149,14 @@ def _check_range(array, limit, where, what):
     if array.size and (array.min() < 0 or array.max() >= limit):
         bad = array.max() if array.max() >= limit else array.min()
         raise FlipnetError(f"{where} holds {bad}; {what} are 0..{limit - 1}")
+
+
+def _values(ds, path):
+    """A table's values, refused where one is negative (no nim-value or win is)."""
+    values = _read(ds, path)
+    if values.size and values.min() < 0:
+        raise FlipnetError(f"{path}: {ds.name} holds {values.min()}; values are 0 or more")
+    return values
 
 
 def _read(ds, path):

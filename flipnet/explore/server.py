@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from flipnet.base import signals
-from flipnet.base.errors import FlipnetError, bug_report
+from flipnet.base.errors import BadInput, FlipnetError, bug_report
 from flipnet.explore import answers
 from flipnet.explore.questions import Questions
 
@@ -27,6 +27,7 @@ MAX_URL = 4096  # bytes of a request line's target
 TABLE_LOG = 25  # the solver's table here: 2^25 entries, 512 MB; a larger board is searched more slowly, never
 # with more memory (the server's peak stays under 1.5 GB whatever is asked)
 MAX_BODY = 1024  # bytes of a POST body (cancel takes none)
+MAX_FIELDS = 16  # fields of a request's query: the page's own requests send a few
 WAIT = 0.2  # seconds a request waits for its question's answer before it reports progress
 PAGES = {"/": "index.html", "/nim": "nim.html"}
 STATIC = ("explore.css", "common.js", "board.js", "nim.js")
@@ -48,6 +49,13 @@ def static_files():
     out["/static/games.js"] = (f'"use strict";\nflipnet.games = {listed};\n'.encode(), TYPES[".js"])
     return out
 
+
+def _query(text):
+    """A request's fields, the last of each name; more than MAX_FIELDS is the client's
+    error (a 400 naming the limit), not the server's."""
+    if 1 + text.count("&") > MAX_FIELDS:  # as parse_qs counts them
+        raise BadInput(f"a request here has at most {MAX_FIELDS} fields")
+    return {k: v[-1] for k, v in parse_qs(text, keep_blank_values=True).items()}
 
 class Explorer(ThreadingHTTPServer):
     """The server and what its answers share: the solver's questions, loaded models, limits."""
@@ -124,7 +132,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._json({"error": "a page of another site may not ask this server for work"},
                               HTTPStatus.FORBIDDEN)
         try:
-            query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True, max_num_fields=16).items()}
+            query = _query(url.query)
             route(url.path, query)
         except FlipnetError as exc:
             self._json({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__},

@@ -33,7 +33,8 @@ class BoardGame:
 
     @classmethod
     def configure(cls, shape=None, **options):
-        rows, cols = shape or cls.default_shape
+        """`shape`: (rows, cols), or text as the command line takes it ("5x5", "20")."""
+        rows, cols = shape_argument(shape) if shape is not None else cls.default_shape
         return cls(rows, cols, **options)
 
     @classmethod
@@ -175,6 +176,18 @@ def _split_rows(text):
 
 def _place(n_rows, r, c):
     return f"position {c + 1}" if n_rows == 1 else f"row {r + 1}, column {c + 1}"
+
+
+def shape_argument(shape):
+    """(rows, cols) from what a caller gave as a shape, refused in one line if it is neither
+    a pair of whole numbers nor a shape's text."""
+    if isinstance(shape, str):
+        return parse_shape(shape)
+    try:
+        rows, cols = shape
+    except (TypeError, ValueError):
+        raise BadInput(f"shape is (rows, cols) or text like '5x5', not {shape!r}") from None
+    return rows, cols
 
 
 def parse_shape(text):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.files import read_json
+from flipnet.base.files import read_json, read_text_file
 from flipnet.report.chosen import how_chosen, run_of
 from flipnet.report.sources import ResultFiles, result_files
 
@@ -401,6 +401,7 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None, shipped_d
     from flipnet.report import beyond, plots
 
     claims = load_claims(claims_path)
+    _check_results_dir(Path(results_dir))
     ensure_dir(Path(out).parent)  # results/ on a fresh clone: one level, its parent must exist
     for path in [out] + ([readme] if readme else []):
         check_writable(path)
@@ -420,10 +421,18 @@ def run(claims_path, results_dir, data_dir, out, figures, readme=None, shipped_d
     return lines
 
 
+def _check_results_dir(path):
+    """A folder of results, or none yet where it is the default (a fresh clone's results/):
+    a file, or a folder named that is not there (a typo), would read as no results at all."""
+    from flipnet.base.files import RESULTS_DIR
+
+    if path.exists() and not path.is_dir():
+        raise FlipnetError(f"--results-dir {path} is a file, not a folder of results")
+    if not path.exists() and path != RESULTS_DIR:
+        raise FlipnetError(f"--results-dir {path}: no such folder")
+
+
 def _readme_text(path):
-    path = Path(path)
-    if not path.is_file():
-        raise FlipnetError(f"{path} not found")
-    text = path.read_text()
+    text = read_text_file(path, "README")
     replace_block(text, "")  # refuses a file without the block now, not after the writes
     return text

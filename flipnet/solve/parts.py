@@ -11,11 +11,8 @@ WORD_CELLS = 64  # cells of the largest box whose positions are one 64-bit word 
 MAX_FRAME = 2 * WORD_CELLS  # cells of a component's bounding box the search takes (two words)
 
 
-def components(cells, with_origin=False):
-    """The connected components of two or more cells: (bits, h, w) on each one's bounding
-    box (and its top-left cell with `with_origin`), cell (r, c) of the box at bit r * w + c.
-    A component whose box exceeds MAX_FRAME cells is refused unless it is a straight run
-    (Kayles' closed form values those)."""
+def groups(cells):
+    """The connected groups of cells (single cells too), as sets."""
     cells = set(cells)
     out = []
     while cells:
@@ -28,6 +25,17 @@ def components(cells, with_origin=False):
                     cells.remove(nb)
                     group.add(nb)
                     stack.append(nb)
+        out.append(group)
+    return out
+
+
+def components(cells, with_origin=False):
+    """The connected components of two or more cells: (bits, h, w) on each one's bounding
+    box (and its top-left cell with `with_origin`), cell (r, c) of the box at bit r * w + c.
+    A component whose box exceeds MAX_FRAME cells is refused unless it is a straight run
+    (Kayles' closed form values those)."""
+    out = []
+    for group in groups(cells):
         if len(group) < 2:
             continue
         r0, c0 = min(r for r, _ in group), min(c for _, c in group)
@@ -39,6 +47,27 @@ def components(cells, with_origin=False):
         out.append((bits, h, w, r0, c0) if with_origin else (bits, h, w))
     out.sort()
     return out
+
+
+def mirror_zero(cells):
+    """Whether the mirror strategy proves the position 0, whatever its size: it is its own
+    image under the half-turn of its bounding box, and no domino of it meets its own image
+    (which only a domino across the centre does), so the second player answers every move
+    by its image. The one-word search tests each component the same way first."""
+    cells = set(cells)
+    if not cells:
+        return True
+    rows, cols = [r for r, _ in cells], [c for _, c in cells]
+    r_sum, c_sum = min(rows) + max(rows), min(cols) + max(cols)
+    for r, c in cells:
+        image = (r_sum - r, c_sum - c)
+        if image not in cells:
+            return False
+        for other in ((r + 1, c), (r, c + 1)):
+            # a domino meets its image where one cell is the other's image, or either is the centre
+            if other in cells and (image in ((r, c), other) or (r_sum - other[0], c_sum - other[1]) == other):
+                return False
+    return True
 
 
 def cells_of(bits, h, w, r0, c0):

@@ -11,6 +11,7 @@ remembers every value it finds for the rest of its `Plain` object's life (an eng
 
 import time
 
+from flipnet.base.errors import FlipnetError
 from flipnet.solve.kayles import dawson_kayles
 from flipnet.solve.parts import box_dominoes, cells_of, components
 
@@ -104,7 +105,10 @@ class Plain:
                 "by": "plain recursion"}
 
     def _valued(self, cells):
-        parts = components(cells, with_origin=True)
+        try:
+            parts = components(cells, with_origin=True)
+        except FlipnetError:  # a component past the search's frames: the search answers it or says so
+            raise TooLarge from None
         if any(min(h, w) > 1 and bin(bits).count("1") > SMALL_CELLS for bits, h, w, _, _ in parts):
             raise TooLarge
         question, start = _Question(self.budget, self.memo, self.done), time.perf_counter()

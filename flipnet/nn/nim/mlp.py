@@ -23,7 +23,7 @@ import pytensor
 import pytensor.tensor as pt
 
 from flipnet.base.errors import FlipnetError
-from flipnet.base.files import RESULTS_DIR, write_text
+from flipnet.base.files import RESULTS_DIR, read_text_file, write_text
 from flipnet.base.places import shipped_dir
 from flipnet.nn import in_float
 from flipnet.solve.halfnim import halfnim_best_move, halfnim_value
@@ -216,11 +216,7 @@ class NimMLP:
 def read_weights_file(path):
     """(w, wo) from a weights file: any whitespace layout, exactly 8*15 + 15*6 finite numbers."""
     expected = N_IN * N_HIDDEN + N_HIDDEN * N_OUT
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as exc:
-        raise FlipnetError(f"cannot read weights file {path}: {exc.strerror or exc}") from None
+    text = read_text_file(path, "weights file")
     numbers = []
     for line_no, line in enumerate(text.splitlines(), start=1):
         for token in line.split():

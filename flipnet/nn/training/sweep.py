@@ -23,12 +23,14 @@ from pathlib import Path
 
 from flipnet.base.checks import MAX_SEED
 from flipnet.base.errors import BadInput, FlipnetError
+from flipnet.base.files import check_writable
 
 # Keys of a run's results that read the clock (or the calendar): the only ones a rerun changes
 CLOCK_KEYS = ("seconds", "train_seconds", "seconds_per_epoch", "date")
 MAX_SEEDS = 1000
 INPUT_SETTINGS = ("data", "init")  # settings that name a file the run reads
 OUTPUT_FLAGS = ("--out", "--results", "--weights", "-o", "--output")  # a --run command's files
+TASK_RESULTS = "results"  # a task's results folder, in its own directory, where the user's lies elsewhere
 
 
 def seed_list(text):
@@ -68,16 +70,23 @@ def flags_of(settings):
 @dataclass
 class Run:
     """One task of a sweep: the `flipnet` command it runs (`argv`), the files it writes
-    (`outputs`, relative paths), the files it reads that go with it (`inputs`, relative
-    path: bytes) and the cores it takes."""
+    (`outputs`, relative paths in the task's own folder), where this process writes each
+    of them (`places`: the same paths, unless the user named a folder outside the one the
+    sweep runs in), the files it reads that go with it (`inputs`, relative path: bytes)
+    and the cores it takes."""
     name: str
     argv: list
     outputs: list
     inputs: dict = field(default_factory=dict)
     threads: int = 1
+    places: list = None
+
+    def __post_init__(self):
+        if self.places is None:
+            self.places = list(self.outputs)
 
     def done(self):
-        return all(Path(path).is_file() for path in self.outputs)
+        return all(Path(path).is_file() for path in self.places)
 
 
 def recipe_runs(recipe, settings, seeds):
@@ -90,14 +99,18 @@ def recipe_runs(recipe, settings, seeds):
         raise BadInput("a sweep takes its seeds from --seeds, not --seed")
     base = settings.pop("name", None) or recipe
     results_dir = Path(settings.get("results_dir") or "results")
-    _relative(results_dir, "--results-dir")
+    if not _inside(results_dir):  # the task writes in its own folder; this process, there
+        check_writable(results_dir)  # its parent there, before any task
+        settings["results_dir"] = TASK_RESULTS
     inputs = _inputs(settings.get(name) for name in INPUT_SETTINGS)
     runs = []
     for seed in seeds:
         name = f"{base}-seed{seed}"
         config = recipes.config_for(recipe, **{**settings, "seed": seed, "name": name})
+        outputs = [str(config.path(suffix)) for suffix in (".json", ".npz")]
+        places = [str(results_dir / Path(path).name) for path in outputs]
         runs.append(Run(name, ["train", recipe, *flags_of(settings), "--seed", str(seed), "--out", name],
-                        [str(config.path(suffix)) for suffix in (".json", ".npz")], inputs, config.workers))
+                        outputs, inputs, config.workers, places))
     return runs
 
 
@@ -116,7 +129,9 @@ def command_runs(template, seeds):
         raise BadInput(f"--run {template!r}: give another flipnet command (flipnet sweep RECIPE runs recipes)")
     outputs = [words[i + 1] for i, word in enumerate(words[:-1]) if word in OUTPUT_FLAGS]
     for path in outputs:
-        _relative(Path(path), "--run's output")
+        if not _inside(Path(path)):
+            raise BadInput(f"--run's output {path}: a sweep's --run writes under the directory it runs in "
+                           f"(a relative path), where each task's files come back")
         if "{seed}" not in path:
             raise BadInput(f"--run: output {path} has no {{seed}}: every run would write the same file")
     if not outputs:
@@ -129,10 +144,9 @@ def command_runs(template, seeds):
     return runs
 
 
-def _relative(path, what):
-    if Path(path).is_absolute() or ".." in Path(path).parts:
-        raise BadInput(f"{what} {path}: a sweep writes under the directory it runs in (a relative path), "
-                       f"where each task's files come back")
+def _inside(path):
+    """Whether a path lies under the directory the sweep runs in, as it does in a task's."""
+    return not Path(path).is_absolute() and ".." not in Path(path).parts
 
 
 def _inputs(paths):
@@ -152,27 +166,28 @@ def run_sweeps(runs, scheduler=None, jobs=None, overwrite=False, log=print):
     scheduler at `scheduler`, else `jobs` local worker processes; each run's files
     written here as it ends. Returns {run name: one-line error} of the runs that failed."""
     from flipnet.base.cluster import command_task, connected, distributed, run_tasks
-    from flipnet.base.files import atomic_path, check_writable
+    from flipnet.base.files import atomic_path
     from flipnet.base.progress import bar
 
     distributed()  # installed, or one line saying how, before anything is written
     todo = []
     for run in runs:
         if not overwrite and run.done():
-            log(f"{run.name}: {run.outputs[0]} exists, kept (--overwrite runs it again)")
+            log(f"{run.name}: {run.places[0]} exists, kept (--overwrite runs it again)")
             continue
-        for path in run.outputs:
+        for path in run.places:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             check_writable(path)
         todo.append(run)
     if not todo:
         return {}
+    places = {run.name: dict(zip(run.outputs, run.places)) for run in todo}
 
     def write(name, files):
         for path, data in files.items():
-            with atomic_path(path) as tmp:
+            with atomic_path(places[name][path]) as tmp:
                 tmp.write_bytes(data)
-        progress.write(f"{name}: wrote {', '.join(files)}", file=sys.stdout)
+        progress.write(f"{name}: wrote {', '.join(places[name][path] for path in files)}", file=sys.stdout)
 
     tasks = [(run.name, (run.argv, run.inputs, run.outputs)) for run in todo]
     with connected(scheduler, jobs, max(run.threads for run in todo)) as client, \

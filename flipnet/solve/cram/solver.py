@@ -31,7 +31,7 @@ from flipnet.solve.cram.tables import (ENTRY_BYTES, MIN_WIDE_LOG, WIDE_ENTRY_WOR
                                        affordable_table_log, table_log)
 from flipnet.solve.cram.wide import split_words
 from flipnet.solve.kayles import dawson_kayles
-from flipnet.solve.parts import MAX_FRAME, cells_of, components, kayles_moves
+from flipnet.solve.parts import MAX_FRAME, cells_of, components, groups, kayles_moves, mirror_zero
 def _kayles_table(n):
     return np.array([dawson_kayles(k) for k in range(n + 1)], dtype=np.int8)
 
@@ -88,11 +88,21 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
 
     def value(self, cells):
         """The nimber of the position made of these (row, col) cells."""
+        if self._mirrored(cells):
+            return 0
         return int(np.bitwise_xor.reduce(self.component_values(components(cells)), initial=0))
+
+    def _mirrored(self, cells):
+        """The mirror rule on the whole position, before its parts are framed: any size
+        (a full 12x12 board, past the search's frames, is 0 at once)."""
+        return bool(self.control[search.MIRROR]) and mirror_zero(cells)
 
     def valued_components(self, cells):
         """[(cells of a component, its nimber)] of the position made of these cells: the
         parts whose nimbers XOR to its value (single cells, which no move touches, left out)."""
+        cells = set(cells)
+        if len(cells) > 1 and self._mirrored(cells) and len(groups(cells)) == 1:  # one part, of any size
+            return [(sorted(cells), 0)]
         parts = components(cells, with_origin=True)
         values = self.component_values([part[:3] for part in parts])
         return [(cells_of(*part), int(v)) for part, v in zip(parts, values)]
@@ -162,9 +172,13 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
 
     def _mirror_zero(self, bits, h, w):
         """The search's own first test of a component (`is_point_symmetric_zero`), where it
-        applies: the mirror rule on, a box of one word that is not a straight run."""
-        return bool(self.control[search.MIRROR]) and min(h, w) > 1 and not self.is_wide(h, w) and \
-            is_point_symmetric_zero(np.uint64(bits), h, w)
+        applies: the mirror rule on, a box that is not a straight run; a wide one's in
+        plain Python (the wide kernels test only the positions below it)."""
+        if not self.control[search.MIRROR] or min(h, w) == 1:
+            return False
+        if self.is_wide(h, w):
+            return mirror_zero(cells_of(bits, h, w, 0, 0))
+        return bool(is_point_symmetric_zero(np.uint64(bits), h, w))
 
     def values_of_states(self, states, rows, cols, budget=0, progress=None):
         """Values of many positions of one rows x cols board (at most 64 cells), given as
@@ -178,6 +192,8 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
 
     def winning_moves(self, cells):
         """(value, dominoes after which the position's value is 0), dominoes as cell pairs."""
+        if self._mirrored(cells):
+            return 0, []
         parts = components(cells)
         values = self.component_values(parts)
         total = int(np.bitwise_xor.reduce(values, initial=0))
