@@ -75,9 +75,13 @@ def test_misere_tables_store_win(tmp_path):
     assert read_table(path).attrs["rule"] == "misere"
 
 
-def test_missing_file(tmp_path):
-    with pytest.raises(FlipnetError, match="not found: run `make data`"):
+def test_a_missing_file_names_what_makes_it(tmp_path):
+    with pytest.raises(FlipnetError, match="nope.h5 not found: give the path of a flipnet dataset"):
         read_split(tmp_path / "nope.h5", 0)
+    with pytest.raises(FlipnetError, match="flip2d.h5 not found: `make data`"):
+        read_split(tmp_path / "flip2d.h5", 0)
+    with pytest.raises(FlipnetError, match="flip7x7.h5 not found: `make data-large`"):
+        read_split(tmp_path / "flip7x7.h5", 0)
 
 
 def test_truncated_file(tmp_path, flip1d):

@@ -138,7 +138,7 @@ def test_config_errors(tmp_path, tiny):
         config(tmp_path, data, model="big")
     with pytest.raises(FlipnetError, match="--batch 500 is larger than the"):
         train(config(tmp_path, data, batch=500), log=quiet)
-    with pytest.raises(FlipnetError, match="not found: run `make data`"):
+    with pytest.raises(FlipnetError, match="none.h5 not found: give the path of a flipnet dataset"):
         train(config(tmp_path, tmp_path / "none.h5"), log=quiet)
 
 

@@ -182,11 +182,17 @@ def resolve(spec, suffix=".npz", results_dir=RESULTS_DIR):
         return trained, f"{name}: {trained} (trained here)"
     if name not in data["models"]:
         raise FlipnetError(f"no model named {spec!r} in {results_dir}/ and none ships by that name: "
-                           f"{listing(data)}")
+                           f"{listing(data, suffix)}")
+    if not data["models"][name]["file"]["path"].endswith(suffix):  # the NIM perceptron, the ES: another kind
+        raise FlipnetError(f"the shipped {name!r} is not a model this reads ({suffix} files): "
+                           f"{listing(data, suffix)}")
     path = shipped_file(name)
     return path, f"{name}: the shipped {shown(path)} (sha256 checked)"
 
 
-def listing(data):
-    names = sorted(data["models"]) + [f"{a} ({n})" for a, n in sorted(ALIASES.items()) if n in data["models"]]
+def listing(data, suffix=None):
+    """The shipped models' names (of one kind of file, `suffix`, where given), aliases too."""
+    kept = {name for name, entry in data["models"].items()
+            if suffix is None or entry["file"]["path"].endswith(suffix)}
+    names = sorted(kept) + [f"{a} ({n})" for a, n in sorted(ALIASES.items()) if n in kept]
     return f"shipped: {', '.join(names)}" if names else "no model ships in this copy"

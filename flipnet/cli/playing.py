@@ -93,8 +93,13 @@ def _configured_game(args):
     from flipnet import games
     from flipnet.play.arena import check_has_moves
 
-    game = games.make(args.game, shape=_shape(args.shape), heaps=args.heaps, misere=args.misere,
-                      max_take=args.max_take)
+    start = getattr(args, "start", None)
+    if args.shape is None and start is not None and games.registration(args.game).board:
+        # a board given as the start is the board played: its shape is the game's
+        game = games.for_position(args.game, start, misere=args.misere, max_take=args.max_take)
+    else:
+        game = games.make(args.game, shape=_shape(args.shape), heaps=args.heaps, misere=args.misere,
+                          max_take=args.max_take)
     check_has_moves(game)
     return game
 

@@ -107,10 +107,20 @@ def read_split(path, bucket, name="original"):
     return Split(*pieces, attrs=attrs)
 
 
+def _made_by(path):
+    """The command that makes a missing data file of flipnet's: the study's tables by
+    `make data`, the valued samples of larger boards (flip6x6, flip7x7) by `make data-large`."""
+    if path.stem in ("flip1d", "flip2d"):
+        return "`make data` (or `flipnet data`) builds it"
+    if path.stem.startswith("flip"):
+        return f"`make data-large` (or `flipnet data --only {path.stem}`) builds it, in minutes"
+    return "give the path of a flipnet dataset (`make data` builds the study's)"
+
+
 def _open(path):
     path = Path(path)
     if not path.exists():
-        raise FlipnetError(f"{path} not found: run `make data` (or `flipnet data`) to create it")
+        raise FlipnetError(f"{path} not found: {_made_by(path)}")
     try:
         return h5py.File(path, "r")
     except OSError:

@@ -110,7 +110,7 @@ def _student_es(arg, paths, game):
     from flipnet.play.student_es import StudentES
 
     if not game.misere:
-        raise FlipnetError("the student's ES plays misere Nim only (its fitness is the misere strategy's)")
+        raise FlipnetError("the student's ES plays misere Nim only (its fitness is the misere strategy's): add --misere")
     return StudentES(arg or "as-written")
 
 
