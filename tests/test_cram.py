@@ -739,10 +739,14 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
             time.sleep(0.8)
             return True
 
-    CramSolver(progress=True, tt_log=10)._run(Compiling())
+    solver = CramSolver(progress=True, tt_log=10)
+    solver._run(Compiling())
     shown = capsys.readouterr().err
     assert supervisor.COMPILING in shown and "search:" in shown
     assert shown.index(supervisor.COMPILING) < shown.index("search:")
+    solver._run(Compiling())  # another kernel of the same solver: said once, the second so
+    shown = capsys.readouterr().err
+    assert supervisor.COMPILING not in shown and supervisor.COMPILING_MORE in shown
     CramSolver(progress=True, tt_log=10)._run(lambda ctx: time.sleep(0.5) or True)  # a plain function: no line
     assert supervisor.COMPILING not in capsys.readouterr().err
 

@@ -154,3 +154,29 @@ def test_a_board_the_mirror_rule_answers_is_answered_at_once_whatever_its_size()
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert '"nim_value": 0' in done.stdout and '"winning_moves": []' in done.stdout
+
+
+def test_a_bar_is_drawn_on_a_terminal_only_unless_asked_for():
+    """Written to a file or a pipe, a bar redrawn five times a second is hundreds of lines:
+    none unless FLIPNET_PROGRESS=1; FLIPNET_PROGRESS=0 none anywhere."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from flipnet.base.progress import bar\nwith bar(3, 'counting') as b:\n    b.update(3)\n"
+    env = {k: v for k, v in os.environ.items() if k != "FLIPNET_PROGRESS"}
+    for setting, drawn in ((None, False), ("1", True), ("0", False)):
+        given = env if setting is None else {**env, "FLIPNET_PROGRESS": setting}
+        done = subprocess.run([sys.executable, "-c", code], env=given, capture_output=True, text=True, check=True)
+        assert ("counting" in done.stderr) == drawn, (setting, done.stderr)
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, terminal = pty.openpty()  # a terminal, 24 rows of 100 columns: drawn without being asked
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    subprocess.run([sys.executable, "-c", code], env=env, stderr=terminal, check=True)
+    os.close(terminal)
+    assert b"counting" in os.read(main, 65536)
+    os.close(main)

@@ -8,6 +8,7 @@ SETS_UP_TO = 1  # the largest value a question may want and still go by sets (do
 MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # log2 of a table's entries: 16 MB .. 8.6 GB
 CHECKPOINT_SECONDS = 120.0  # between two writes of a checkpoint during a search
 COMPILING = "compiling the solver (once, about half a minute)"  # what a progress line says meanwhile
+COMPILING_MORE = "compiling another part of the solver (once)"  # what a later one says
 
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

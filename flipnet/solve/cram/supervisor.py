@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from flipnet.base import signals
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
-from flipnet.solve.cram.limits import COMPILING
+from flipnet.solve.cram.limits import COMPILING, COMPILING_MORE
 
 PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
 # The progress line while Numba compiles a kernel (a new install's first search; loading
@@ -34,6 +34,7 @@ class Supervisor:
         self.deadline = self.limit = None  # time_limit(): the question's end, and its seconds
         self.left = []  # the kernels' threads the caller stopped waiting for
         self._compiling = None  # the run under way's `compiling`
+        self.said_compiling = False  # a progress line said COMPILING once: later ones say COMPILING_MORE
         self._cancel = threading.Event()
         self.pause_at = None  # when the searches pause for a checkpoint (perf_counter), or None
 
@@ -141,7 +142,8 @@ class Supervisor:
             if watch is not None:
                 watch(run.total(search.DONE) - done_before)
             elif self.progress and now - shown.start > PROGRESS_AFTER:
-                shown.show(run, compiling())
+                shown.show(run, compiling(), COMPILING_MORE if self.said_compiling else COMPILING)
+                self.said_compiling |= shown.shown in (COMPILING, COMPILING_MORE)
         if signals.requested() and not run.asked:  # a Ctrl-C after the last look: the jobs' work
             run.stop(search.INTERRUPTED)  # may be whole, but a caller with more to do must not go on
 
@@ -213,14 +215,15 @@ class Progress:
         if self.start is None:  # the question's first run
             self.start, self.nodes = now, nodes
 
-    def show(self, run, compiling):
+    def show(self, run, compiling, saying=COMPILING):
         """The line, drawn the first time; the rate counts from then, and again once the
-        compile is over."""
+        compile is over. `saying`: what a compile is called (the first one of a solver's
+        lines says how long it takes; a later kernel's only that it compiles)."""
         done = run.total(search.NODES) - self.nodes
         if self.line is None:
-            self.shown = COMPILING if compiling else "search"
+            self.shown = saying if compiling else "search"
             self.line = bar(None, self.shown, unit="pos", initial=done)
-        elif self.shown == COMPILING and not compiling:
+        elif self.shown in (COMPILING, COMPILING_MORE) and not compiling:
             self.shown = "search"
             self.line.set_description_str(self.shown, refresh=False)
             self.line.reset()
