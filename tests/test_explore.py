@@ -199,7 +199,7 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
     searching = {"first": threading.Event(), "third": threading.Event()}
 
     def long_question(name):
-        def work():
+        def work(share):
             time.sleep(0.3)  # before its first search
             with solver.supervisor.time_limit(None):
                 searching[name].set()
@@ -216,7 +216,7 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
     time.sleep(0.1)
     questions.cancel(first.number)
     started = time.perf_counter()
-    second = questions.ask("small", lambda: 1)
+    second = questions.ask("small", lambda share: 1)
     second.wait(15)
     assert (second.status, second.answer) == ("done", 1)
     assert time.perf_counter() - started < 2, "the small question waited for the cancelled one"
@@ -244,6 +244,26 @@ def test_a_question_past_the_limit_ends_and_leaves_the_solver_free(server):
     started = time.perf_counter()
     assert answered(server, "/api/position", {"game": "flip", "position": "11/11"})["value"] == 0
     assert time.perf_counter() - started < 1.5
+
+
+def test_the_value_comes_first_and_each_move_as_its_search_ends(server):
+    """The full 8x8 board: its value (0, the mirror rule) within 2 s of the request, every
+    move listed without a value until its own search ends; then a line past 20 cells, which
+    Kayles' closed form answers whole."""
+    started = time.perf_counter()
+    status, data, _ = request(server, "/api/position", params={"game": "flip", "position": "/".join(["1" * 8] * 8)})
+    while data["status"] == "running" and "partial" not in data:
+        status, data, _ = request(server, "/api/question", params={"question": data["question"]})
+    assert time.perf_counter() - started < 2
+    partial = data["partial"]
+    assert (partial["value"], partial["winner"], partial["complete"]) == (0, "second", False)
+    assert len(partial["moves"]) == 2 * 8 * 7 and all(set(m) >= {"move", "position", "cells"} for m in partial["moves"])
+    assert any(m["value"] is None for m in partial["moves"])
+    request(server, "/api/cancel", method="POST", params={"question": data["question"]})
+    line = "1" * 40
+    answer = answered(server, "/api/position", {"game": "flip", "position": line})
+    assert answer["complete"] and answer["value"] == flipnet.value(line).value
+    assert [m["value"] for m in answer["moves"]] == [m.value for m in flipnet.value(line, moves="all").moves]
 
 
 @pytest.mark.parametrize("path, params, status, message", [

@@ -261,12 +261,22 @@ def test_back_forward_and_an_address_that_cannot_be_read(page, url):
     assert shown_value(page) == 0
 
 
-def test_a_cancelled_search_says_so(page, url):
+def test_the_value_first_then_a_cancelled_search_says_so(page, url):
+    """The full 8x8 board: 0 (the mirror rule) on the page within 2 s, its 112 moves drawn
+    and valued one by one; a cancel keeps the value and says what it stopped."""
+    started = time.perf_counter()
     page.goto(f"{url}?p={'/'.join(['1' * 8] * 8)}")
+    assert shown_value(page) == 0
+    assert time.perf_counter() - started < 2
     page.wait_for_selector("#progress:not([hidden])")
+    assert page.locator("#board line.domino").count() == 112
+    assert "of 112 moves valued so far" in page.text_content("#moves-count")
     page.click("#cancel")
-    page.wait_for_function("() => document.getElementById('summary').textContent.startsWith('cancelled')")
-    assert page.locator("#progress").is_hidden() and page.text_content("#moves-count") == ""
+    page.wait_for_function("() => document.getElementById('summary').textContent.includes('cancelled')")
+    assert page.locator("#progress").is_hidden() and shown_value(page) == 0
+    assert "were not valued" in page.text_content("#summary")
+    page.goto(f"{url}?p={'1' * 30}")  # a line past 20 cells: Kayles' closed form, whole
+    assert shown_value(page) == flipnet.value("1" * 30).value
 
 
 def test_with_hints_off_the_moves_are_in_board_order(page, url):

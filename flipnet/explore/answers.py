@@ -14,7 +14,7 @@ from flipnet.games import registry
 from flipnet.api.models import load_model, models
 from flipnet.api.positions import value
 from flipnet.base.errors import FlipnetError
-from flipnet.solve.position import searched
+from flipnet.solve.position import searched, tabled
 
 MAX_TEXT = 1000  # characters of a position's text
 TABLE_CELLS = 20  # a board valued by a table of its full cells (grid Nim, misère flip): 2^20 states, under
@@ -49,7 +49,7 @@ def check_position(game, text, misere=None):
     too_large = entry.too_large(board, state)
     if too_large:
         raise FlipnetError(too_large)
-    if entry.board and not searched(board) and bin(state).count("1") > TABLE_CELLS:
+    if entry.board and tabled(board) and bin(state).count("1") > TABLE_CELLS:
         played = "misère " if board.rule == "misere" else ""
         raise FlipnetError(f"{played}{game} is valued here up to {TABLE_CELLS} full cells (a table of them), "
                            f"not {bin(state).count('1')}")
@@ -60,23 +60,57 @@ def _cells(board, mask):
     return [list(cell) for cell in board.cells(mask)]
 
 
-def position(engine, game, text, misere=None, limit=None):
-    """The exact value, winner, components and every move's value (best first)."""
+def position(engine, game, text, misere=None, limit=None, share=None):
+    """The exact value, winner, components and every move's value (best first). A flip
+    board in normal play is answered in stages, each handed to `share` as it is known: the
+    value and components first (the mirror rule answers a full 8x8 board at once), then
+    every move with the value it leaves, null until its own search ends."""
     board, state = check_position(game, text, misere)
-    result = value(text, game, misere=misere, moves="all", timeout=limit, engine=engine)
-    out = {"game": game, "rule": result.rule, "position": result.position, "value": result.value,
+    if not (share is not None and isinstance(board, games.BoardGame) and searched(board)):
+        result = value(text, game, misere=misere, moves="all", timeout=limit, engine=engine)
+        out = _head(board, result)
+        out["moves"] = [_move(board, state, board.parse_move(m.move, state), m.value) for m in result.moves]
+        out["complete"] = True
+        return out
+    with engine.time_limit(limit) if limit is not None else contextlib.nullcontext():
+        out = _head(board, value(text, game, misere=misere, moves=False, engine=engine))
+        legal = board.legal_moves(state)
+        out["moves"] = [_move(board, state, mask, None) for mask in legal]
+        order = {entry["move"]: mask for entry, mask in zip(out["moves"], legal)}
+        out["complete"] = False
+        share(_best_first(out, order))
+        for entry in out["moves"]:
+            entry["value"] = value(entry["position"], game, misere=misere, moves=False, engine=engine).value
+            share(_best_first(out, order))
+    out["complete"] = True
+    return _best_first(out, order)
+
+
+def _head(board, result):
+    """What a position's answer says before its moves: value, winner, board, components."""
+    out = {"game": result.game, "rule": result.rule, "position": result.position, "value": result.value,
            "winner": result.winner}
-    moves = [(m, board.parse_move(m.move, state)) for m in result.moves]
     if isinstance(board, games.BoardGame):
         out.update(rows=board.rows, cols=board.cols)
-        out["moves"] = [{"move": m.move, "position": m.position, "value": m.value, "cells": _cells(board, mask)}
-                        for m, mask in moves]
-    else:
-        out["moves"] = [{"move": m.move, "position": m.position, "value": m.value} for m, _ in moves]
     if result.components is not None:
         out["components"] = [{"cells": _cells(board, board.parse(c.position)), "value": c.value}
                              for c in result.components]
     return out
+
+
+def _move(board, state, mask, leaves):
+    """One move of an answer: its text, the position it leaves and that position's value."""
+    entry = {"move": board.format_move(mask), "position": board.format(board.play(state, mask)), "value": leaves}
+    if isinstance(board, games.BoardGame):
+        entry["cells"] = _cells(board, mask)
+    return entry
+
+
+def _best_first(out, order):
+    """A copy of the answer with its moves best first (the least value left, then the
+    move's mask, `order`, as `flipnet.value` lists them), those not yet valued last."""
+    moves = sorted(out["moves"], key=lambda m: (m["value"] is None, m["value"] or 0, order[m["move"]]))
+    return {**out, "moves": [dict(m) for m in moves]}
 
 
 def model_names(models_=None):

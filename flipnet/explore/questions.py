@@ -2,7 +2,8 @@
 search threads), so a new question cancels the one under way, which ends within a fraction
 of a second and leaves the solver to the next. A question runs in a thread of its own; its
 asker waits a moment for the answer, and else polls it for progress (positions searched,
-seconds) or cancels it. A question past the server's time limit ends with an error."""
+seconds, and the answer so far where the work hands one on: a position's value before its
+moves' values) or cancels it. A question past the server's time limit ends with an error."""
 
 import itertools
 import threading
@@ -22,7 +23,12 @@ class Question:
         self.seconds = None
         self.positions = 0
         self._solver, self._before = None, 0  # the solver's count of positions as it began
+        self.partial = None  # the answer so far, handed on by the work (`share`)
         self._done = threading.Event()
+
+    def share(self, partial):
+        """The work's answer so far, which a poll of the running question returns."""
+        self.partial = partial
 
     def run(self, gate, lock, solver):
         """On the solver once the previous question has left it (`gate`): that one was
@@ -36,7 +42,7 @@ class Question:
             if begins:
                 self._solver, self._before = solver, solver.report()["positions"]
                 try:
-                    self.answer, self.status = self._work(), "done"
+                    self.answer, self.status = self._work(self.share), "done"
                 except Cancelled:
                     self.status = "cancelled"
                 except FlipnetError as exc:
@@ -61,6 +67,8 @@ class Question:
                 from flipnet.solve.engine import COMPILING
 
                 out["compiling"] = COMPILING  # what the page shows instead of "0 positions searched"
+            if self.partial is not None and self.status == "running":
+                out["partial"] = self.partial
         if self.status == "done":
             out["answer"] = self.answer
         if self.error:

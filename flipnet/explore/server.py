@@ -193,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
         answers.check_position(game, text, misere)  # a bad request fails now, not in a question
         limit = self.server.limit
         question = self.server.questions.ask(("position", game, text, misere),
-                                             lambda: answers.position(self.server.engine, game, text, misere, limit))
+                                             lambda share: answers.position(self.server.engine, game, text, misere, limit, share))
         self._reply(question)
 
     def _move(self, query):
@@ -207,7 +207,7 @@ class Handler(BaseHTTPRequestHandler):
         limit = self.server.limit
         question = self.server.questions.ask(
             ("move", game, text, agent, model, seed, ply, misere),
-            lambda: answers.move(self.server.engine, self.server.models, game, text, agent, model, seed, ply, misere,
+            lambda share: answers.move(self.server.engine, self.server.models, game, text, agent, model, seed, ply, misere,
                                  limit))
         self._reply(question)
 

@@ -108,6 +108,11 @@ def searched(game):
     return game.name in REGISTRY and theory_of(game).searched(game)
 
 
+def tabled(game):
+    """Whether the game's positions are valued from a table of their full cells."""
+    return game.name in REGISTRY and theory_of(game).tabled(game)
+
+
 def may_search(game):
     """Whether the game, under its rule, is one whose positions the search may value (what
     a checkpoint or the pieces of a solve are for)."""
@@ -153,6 +158,11 @@ class Theory:
         through, or None: any position is answered at once."""
         return None
 
+    def tabled(self, game):
+        """Whether a position is valued from a table of all positions of its full cells
+        (which bounds how many full cells a question may have)."""
+        return False
+
 
 class ClosedForm(Theory):
     """A closed form of (game, state) -> (value, winning moves): HalfNim, Nim."""
@@ -176,6 +186,9 @@ class ByTable(Theory):
     def reach(self, game):
         return MAX_TABLE_CELLS, f"{game.rule} play is solved by a table of the full cells"
 
+    def tabled(self, game):
+        return True
+
 
 class Cram(ByTable):
     """flip: in normal play the XOR of its components, a line by Dawson's Kayles' closed
@@ -187,6 +200,9 @@ class Cram(ByTable):
 
     def may_search(self, game):
         return game.rule == "normal"
+
+    def tabled(self, game):
+        return game.rule == "misere"  # a line in normal play: Kayles' closed form, any length
 
     def value_and_winning_moves(self, game, state, engine):
         if game.rule == "misere":

@@ -70,6 +70,10 @@
       const answer = await ask("/api/position", {game: "flip", position}, (q) => {
         if (stale()) return;
         page.asking = q;
+        if (q && q.partial) {  // the value first, then each move's value as its search ends
+          page.exact = q.partial;
+          draw();
+        }
         showProgress();
       }, stale);
       if (stale() || answer === null) return;
@@ -81,9 +85,16 @@
       if (stale()) return;
       page.asking = null;
       showProgress();
-      $("summary").replaceChildren(e.cancelled
-        ? el("span", {class: "stopped"}, "cancelled: no value for this position (edit it to ask again)")
-        : el("span", {class: "error", role: "alert"}, e.message));
+      const said = e.cancelled
+        ? el("span", {class: "stopped"}, page.exact ? "cancelled: the moves without a number were not valued (edit to ask again)"
+          : "cancelled: no value for this position (edit it to ask again)")
+        : el("span", {class: "error", role: "alert"}, e.message);
+      if (page.exact) {  // the value came first: it stays, with what stopped the moves' values
+        draw();
+        $("summary").appendChild(said);
+      } else {
+        $("summary").replaceChildren(said);
+      }
     }
   }
 
@@ -92,7 +103,8 @@
     $("progress").hidden = !q;
     if (q) {
       const what = q.compiling || `${q.positions.toLocaleString()} positions searched`;  // the server's words
-      $("progress-text").textContent = `${what}, ${q.seconds.toFixed(1)} s`;
+      const moves = q.partial ? `${valued(q.partial)} of ${q.partial.moves.length} moves valued, ` : "";
+      $("progress-text").textContent = `${moves}${what}, ${q.seconds.toFixed(1)} s`;
     }
   }
 
@@ -148,6 +160,11 @@
     const exact = page.exact ? page.exact.moves : [];
     const network = page.network ? new Map(page.network.moves.map((m) => [m.move, m.value])) : new Map();
     return exact.map((m) => ({...m, exact: m.value, network: network.has(m.move) ? network.get(m.move) : null}));
+  }
+
+  function valued(answer) {
+    // how many of an answer's moves have their value (all, once it is complete)
+    return answer.moves.filter((m) => m.value !== null).length;
   }
 
   function hidden() {
@@ -371,7 +388,7 @@
     moves.forEach((m) => {
       const row = el("tr", {"data-move": m.move, class: m.exact === 0 && !hidden() ? "wins" : ""});
       row.appendChild(el("td", {}, m.move));
-      row.appendChild(el("td", {class: "num"}, hidden() ? "?" : String(m.exact)));
+      row.appendChild(el("td", {class: "num"}, hidden() ? "?" : m.exact === null ? "…" : String(m.exact)));
       if (network) {
         const cell = el("td", {class: m.network !== null && m.network !== m.exact ? "num off" : "num"},
           m.network === null ? "…" : String(m.network));
@@ -382,11 +399,15 @@
       row.addEventListener("mouseleave", () => highlight(null));
       row.addEventListener("click", () => play(m));
       row.tabIndex = 0;
-      row.setAttribute("aria-label", `play ${m.move}` + (hidden() ? "" : `, it leaves value ${m.exact}`));
+      row.setAttribute("aria-label", `play ${m.move}` + (hidden() || m.exact === null ? "" : `, it leaves value ${m.exact}`));
       row.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
       body.appendChild(row);
     });
-    $("moves-count").textContent = `${page.exact.moves.length} moves, ${hidden() ? "in board order" : "best first"}`;
+    const count = page.exact.moves.length, known = valued(page.exact);
+    const many = `${count} move${count === 1 ? "" : "s"}`;
+    $("moves-count").textContent = count === 0 ? "no moves: whoever is to move has lost"
+      : known < count && !hidden() ? `${known} of ${many} valued so far, best first`
+      : `${many}, ${hidden() ? "in board order" : "best first"}`;
   }
 
   // --- editing ----------------------------------------------------------------------
