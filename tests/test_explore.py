@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -362,6 +363,13 @@ def test_the_command_prints_its_url_and_stops_on_ctrl_c_in_one_line(tmp_path):
     assert line == f"flipnet explore: http://127.0.0.1:{port}/?p=111/111  (Ctrl-C to stop)\n"
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     connection.request("GET", "/api/models")
+    response = connection.getresponse()
+    assert response.status == 200 and response.read()
+    for _ in range(3):  # clients that leave before their answer (a closed tab): nothing said of them
+        with socket.create_connection(("127.0.0.1", port)) as leaving:
+            leaving.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset on close
+            leaving.sendall(f"GET /api/models HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    connection.request("GET", "/api/models")  # the server goes on
     assert connection.getresponse().status == 200
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)

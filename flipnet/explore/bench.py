@@ -80,6 +80,24 @@ def edit_seconds(port, text, model):
     return seconds
 
 
+def kept_connection_seconds(port, text, requests=20):
+    """Seconds of each exact request (answered at once: a small board) on one kept
+    connection, as a browser sends them, and on a new connection each."""
+    kept, new = [], []
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    path = f"/api/position?{urllib.parse.urlencode({'game': 'flip', 'position': text})}"
+    for _ in range(requests):
+        start = time.perf_counter()
+        connection.request("GET", path)
+        connection.getresponse().read()
+        kept.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        _get(port, "/api/position", {"game": "flip", "position": text})
+        new.append(time.perf_counter() - start)
+    connection.close()
+    return kept, new
+
+
 def _resident_mb():
     with open("/proc/self/status") as f:
         for line in f:
@@ -116,12 +134,14 @@ def run(edits=200, seed=0, model="best", log=print):
             state7 = int(sum(1 << k for k in np.flatnonzero(cells)))
             times.append(edit_seconds(port, large.format(state7), model))
         out["7x7, density 0.5"] = times
+        out["kept connection"], out["new connection"] = kept_connection_seconds(port, small.format(state))
     finally:
         server.shutdown()
         server.server_close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     log(f"flipnet explore, a warm server in this process; model {model}; seed {seed}, {edits} positions a board")
-    log(f"{'board':<18} {'median':>9} {'90th pct':>9} {'max':>9}   (the exact and the network's answers of one edit)")
+    log(f"{'board':<18} {'median':>9} {'90th pct':>9} {'max':>9}   (the exact and the network's answers of one edit; "
+        f"then one exact answer, 20 times)")
     for board, times in out.items():
         ms = np.array(times) * 1000
         log(f"{board:<18} {np.median(ms):>7.1f}ms {np.percentile(ms, 90):>7.1f}ms {ms.max():>7.1f}ms")
