@@ -93,6 +93,11 @@ CASES = [
     ("value-timeout-no-endgame", ["value", "flip", FULL_7X9, "--timeout", "1"],
      "without the endgame database, which is not built yet: `flipnet endgame` builds it once",
      {"env": {"FLIPNET_CACHE": "/nonexistent/flipnet-cache", "FLIPNET_ENDGAME": "on"}}),
+    ("value-mcgs-bad-grid", ["value", "flip", "--file", F + "/bad.test"],
+     "bad.test line 3: '..|.X' has 'X': a grid of impartial domineering holds"),
+    ("value-mcgs-nothing", ["value", "flip", "--file", F + "/empty.test"], "no {N} command of an [impartial domineering]"),
+    ("value-mcgs-json", ["value", "flip", "11/11", "--format", "mcgs", "--json"], "--format mcgs writes a .test file"),
+    ("value-mcgs-nim", ["value", "nim", "1,2", "--format", "mcgs"], "--format mcgs reads and writes Cram"),
     ("value-timeout-zero", ["value", "flip", "11", "--timeout", "0"], "timeout must be a positive number"),
     ("value-timeout-nan", ["value", "flip", "11", "--timeout", "nan"], "timeout must be a positive number"),
     ("value-nim-negative", ["value", "nim", "1,-2"], "heap 2 is negative"),
@@ -423,6 +428,8 @@ def files(tmp_path_factory):
         f["nim_value"] = values
         f["nim_value"].attrs.update(attrs)
 
+    (d / "bad.test").write_text("{version 1.7}\n[impartial domineering]\n..|.X {N 1}\n")
+    (d / "empty.test").write_text("{version 1.7}\n/* nothing */\n")
     (d / "binary.txt").write_bytes(b"0.5 0.25\n\xff\xfe\x00 not text")
     for name, edit in (("bucket255", lambda f: f["splits/original/bucket"].__setitem__(slice(0, 3), 255)),
                        ("negative", negative_labels),

@@ -158,6 +158,18 @@ def disagreements(page, url, name, text):
               for i in range(page.locator("#board g.disagree").count())}
     assert marked == wrong
     assert page.text_content("#network-value").startswith(f"{model.name} says {model.predict(text)}")
+    # on each wrong move both numbers are on the board, clear of the mark
+    values = {m.move: (int(v), m.value) for m, v in zip(exact.moves, predicted)}
+    for move in wrong:
+        texts = page.locator(f"#board text[data-move='{move}']")
+        shown = [int(texts.nth(i).text_content()) for i in range(texts.count())]
+        assert shown == list(values[move]), (move, shown)
+        cross = page.locator(f"#board g.disagree[data-move='{move}']").bounding_box()
+        for i in range(texts.count()):
+            box = texts.nth(i).bounding_box()
+            apart = box["x"] + box["width"] <= cross["x"] + 1 or cross["x"] + cross["width"] <= box["x"] + 1 or \
+                box["y"] + box["height"] <= cross["y"] + 1 or cross["y"] + cross["height"] <= box["y"] + 1
+            assert apart, (move, box, cross)
 
 
 def test_the_network_view_marks_where_it_disagrees(page, url):
@@ -338,6 +350,25 @@ def test_the_board_and_the_moves_from_the_keyboard(page, url):
     page.wait_for_function("t => document.getElementById('text').value === t", arg=after)
     assert page.locator("#board line.domino[tabindex='0']").count() == len(flipnet.value(after, moves="all").moves)
     assert page.locator("#board text.move-value").count() == page.locator("#board line.domino").count()
+
+
+def test_a_tap_shows_the_value_and_the_best_moves_without_a_scroll(page, url):
+    """On a phone as on a desktop: after a tap on the board, the value and the first rows
+    of the moves lie inside the window, nothing scrolls sideways, and a cell is at least
+    40 px wide."""
+    page.goto(f"{url}?p=11111/11111/11111/11111/11111")
+    shown_value(page)
+    page.click("#board rect[data-r='2'][data-c='2']")
+    page.wait_for_function("() => document.getElementById('text').value === '11111/11111/11011/11111/11111'")
+    shown_value(page)
+    height = page.viewport_size["height"]
+    assert page.evaluate("window.scrollY") == 0
+    assert page.locator("#value").bounding_box()["y"] + page.locator("#value").bounding_box()["height"] <= height
+    first = page.locator("#moves tbody tr").first.bounding_box()
+    assert first["y"] + first["height"] <= height, first
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    assert page.locator("#board rect[data-r='0'][data-c='0']").bounding_box()["width"] >= 40
+    shot(page, "tap")
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])

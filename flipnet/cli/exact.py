@@ -32,6 +32,10 @@ def parse_value(sub):
                    "one JSON line each")
     p.add_argument("--file", metavar="FILE", help="one position a line from FILE, one JSON line each "
                    "(a bad line is reported with its number; the rest go on)")
+    p.add_argument("--format", choices=("lines", "mcgs"), default=None, help="flip: how positions are read from "
+                   "--file or '-' and written: lines (one a line, JSON out; the default) or mcgs (MCGS's .test files: "
+                   "[impartial domineering] grids, each {N k} checked, the count right and wrong at the end; the "
+                   "default for a file named *.test); with one position, mcgs writes it as a .test case")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-moves", action="store_true", help="the value only, not the winning moves "
                    "(on a large board the moves cost another search)")
@@ -127,11 +131,16 @@ def cmd_value(args):
         if args.workers > cores and _may_search(args):
             print(f"flipnet value: --workers {args.workers}: this process may use {cores} cores, so {cores} "
                   f"threads search (more would only take turns)", file=sys.stderr)
+    mcgs = _format(args) == "mcgs"
     if args.file is not None or args.position == "-":
         if args.checkpoint is not None:
             raise BadInput("--checkpoint keeps the search of one position; give one, not a list")
         if args.pieces:
             raise BadInput("--pieces splits the search of one position; give one, not a list")
+        if mcgs:
+            from flipnet.cli.mcgs import values_of_test_file
+
+            return values_of_test_file(args, lambda text: _valued(args, text).value)
         return _values_of_lines(args)
     if (args.scheduler is not None or args.piece_checkpoints is not None) and not args.pieces:
         flag = "--scheduler" if args.scheduler is not None else "--piece-checkpoints"
@@ -148,6 +157,11 @@ def cmd_value(args):
     else:
         result = _valued(args, args.position)
         searched = _searched(args.engine)
+    if mcgs:
+        from flipnet.games.mcgs import HEADER, case_line, grid_of
+
+        print(HEADER + case_line([grid_of(result.position)], result.value))
+        return
     if args.json:
         print(json_text({**result.to_json(), **searched}, indent=None), end="")
         return
@@ -161,6 +175,16 @@ def cmd_value(args):
         print("winning moves:")
         for move, position in result.winning_moves:
             print(f"  {move} -> {position}")
+
+
+def _format(args):
+    """How positions are read and written: --format, else mcgs for a file named *.test."""
+    chosen = args.format or ("mcgs" if (args.file or "").endswith(".test") else "lines")
+    if chosen == "mcgs" and (args.game != "flip" or args.misere):
+        raise BadInput("--format mcgs reads and writes Cram (MCGS's impartial domineering): flip in normal play")
+    if chosen == "mcgs" and args.json:
+        raise BadInput("--format mcgs writes a .test file; --json writes JSON: give one")
+    return chosen
 
 
 def _may_search(args):

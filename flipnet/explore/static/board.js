@@ -8,7 +8,7 @@
   let MAX_SIDE, MAX_LINE, START;  // the board game's limits and opening position (games.js), read first
 
   const page = {
-    rows: 5, cols: 5, cells: [], view: "exact", model: "best", ply: false,
+    rows: 5, cols: 5, cells: [], view: "exact", model: "best", defaultModel: "best", ply: false,
     exact: null, network: null, networkError: null, asking: null, hover: null, busy: false,
     players: {},  // agent -> how the page names it
     game: null,  // {start, first, opponent, seed, model, plies: [{by, move, cells, position, exact, network}]}
@@ -113,7 +113,7 @@
   function writeUrl(position, step) {
     const params = new URLSearchParams({p: position});
     if (page.view !== "exact") params.set("view", page.view);
-    if (page.model !== "best") params.set("model", page.model);
+    if (page.model !== page.defaultModel) params.set("model", page.model);  // the server's own goes unsaid
     if (page.ply) params.set("ply", "1");
     const url = `?${params.toString().replaceAll("%2F", "/")}`;
     if (url === location.search) return;
@@ -135,7 +135,7 @@
       }
     }
     page.view = params.get("view") === "network" ? "network" : "exact";
-    page.model = params.get("model") || page.model;
+    page.model = params.get("model") || page.defaultModel;
     page.ply = params.get("ply") === "1";
   }
 
@@ -289,15 +289,23 @@
       line.addEventListener("mouseleave", () => highlight(null));
       board.appendChild(line);
       const cx = (x(c1) + x(c2)) / 2 + s / 2, cy = (y(r1) + y(r2)) / 2 + s / 2;
+      // a point along the domino, from its first cell's centre (0) to its second's (1)
+      const along = (t) => [x(c1) + s / 2 + t * (x(c2) - x(c1)), y(r1) + s / 2 + t * (y(r2) - y(r1))];
+      const wrong = network && m.network !== null && m.exact !== null && m.network !== m.exact && !hidden();
       if (!hidden() && shown === 0) board.appendChild(svg("circle", {cx, cy, r: Math.max(2, s / 12), class: "win-mark", "data-move": m.move}));
-      if (!hidden() && shown !== null && s >= 20) {  // the value as a number too: colour is never alone
-        const label = svg("text", {x: cx, y: cy, class: "move-value", "font-size": Math.round(s * 0.34), "data-move": m.move});
-        label.textContent = String(shown);
+      const number = (value, [tx, ty], kind) => {  // the value as a number too: colour is never alone
+        const label = svg("text", {x: tx, y: ty, class: kind, "font-size": Math.round(s * 0.34), "data-move": m.move});
+        label.textContent = String(value);
         board.appendChild(label);
-      }
-      if (network && m.network !== null && m.network !== m.exact && !hidden()) {
+      };
+      if (!hidden() && shown !== null && s >= 20 && !wrong) number(shown, [cx, cy], "move-value");
+      if (wrong) {  // the network's value on the first cell, the exact one on the second, the mark between
+        if (s >= 20) {
+          number(m.network, along(0.08), "move-value");
+          number(m.exact, along(0.92), "move-value exact-value");
+        }
         const mark = svg("g", {class: "disagree", "data-move": m.move});
-        const r = Math.max(4, s / 7);
+        const r = Math.max(3, s / 10);
         mark.appendChild(svg("path", {d: `M${cx - r},${cy - r}L${cx + r},${cy + r}M${cx - r},${cy + r}L${cx + r},${cy - r}`}));
         board.appendChild(mark);
       }
@@ -337,10 +345,11 @@
         verdict.appendChild(el("span", {id: "network-value"}, `${net.model} says ${net.value}${net.one_ply ? " (one ply)" : ""}`));
         if (exact) {
           const moves = moveValues();
-          const wrong = moves.filter((m) => m.network !== null && m.network !== m.exact).length;
+          const wrong = moves.filter((m) => m.network !== null && m.exact !== null && m.network !== m.exact).length;
           verdict.appendChild(el("span", {id: "disagreements", "data-count": wrong},
             ` · disagrees with the exact value on ${wrong} of ${moves.length} moves` +
-            (net.value !== exact.value ? " and on this position" : "")));
+            (net.value !== exact.value ? " and on this position" : "") +
+            (wrong ? " (marked ✗: its value on the domino's first cell, the exact one, dark, on its second)" : "")));
         }
       }
     }
@@ -585,16 +594,18 @@
   async function models() {
     const select = $("model");
     try {
-      const {models: list} = await get("/api/models", {});
+      const {models: list, default: chosen} = await get("/api/models", {});
       modelList = list;
+      // the server's model (`flipnet explore --model NAME`, else the best), by its own name
+      const named = chosen === "best" ? (list.find((m) => m.best) || {name: chosen}).name : chosen;
+      if (page.model === page.defaultModel) page.model = named;
+      page.defaultModel = named;
       for (const m of list) {
         const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${m.board}${m.size_free ? " and any board" : ""}${m.source === "trained here" ? ", trained here" : ""})`);
         if (m.best) option.textContent = `best: ${option.textContent}`;
         select.appendChild(option);
       }
     } catch (e) { /* the select keeps its one entry */ }
-    const best = [...select.options].find((o) => o.textContent.startsWith("best: "));
-    if (page.model === "best" && best) page.model = best.value;
     if (![...select.options].some((o) => o.value === page.model)) select.appendChild(el("option", {value: page.model}, page.model));
     select.value = page.model;
     fitModels();
@@ -675,6 +686,5 @@
   readUrl();
   colourKey();
   wire();
-  models();
-  changed();
+  models().then(() => changed());  // the first question asks the server's model
 })();

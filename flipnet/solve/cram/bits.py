@@ -18,19 +18,20 @@ from flipnet.base.kernels import njit
 from flipnet.solve.cram.keys import shape_word
 from flipnet.solve.cram.wide import (WIDE_CELLS, U128Type, bit_reversed, count_ones, leading_zeros, like, load, low,
                                      one_like, store, trailing_zeros, wide, width_of, zero_like)
+from flipnet.solve.parts import WORD_CELLS
 
 U1 = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def _frame_masks():
-    """full[h, w], first_col[h, w], last_col[h, w] for every frame with h * w <= 64."""
-    full = np.zeros((65, 65), dtype=np.uint64)
-    first = np.zeros((65, 65), dtype=np.uint64)
-    last = np.zeros((65, 65), dtype=np.uint64)
-    for h in range(1, 65):
-        for w in range(1, 65):
-            if h * w > 64:
+    """full[h, w], first_col[h, w], last_col[h, w] for every frame of one word."""
+    full = np.zeros((WORD_CELLS + 1, WORD_CELLS + 1), dtype=np.uint64)
+    first = np.zeros((WORD_CELLS + 1, WORD_CELLS + 1), dtype=np.uint64)
+    last = np.zeros((WORD_CELLS + 1, WORD_CELLS + 1), dtype=np.uint64)
+    for h in range(1, WORD_CELLS + 1):
+        for w in range(1, WORD_CELLS + 1):
+            if h * w > WORD_CELLS:
                 continue
             full[h, w] = (1 << (h * w)) - 1
             first[h, w] = sum(1 << (r * w) for r in range(h))
@@ -42,14 +43,14 @@ FULL, FIRST_COL, LAST_COL = _frame_masks()
 
 
 def _wide_frame_masks():
-    """The same masks for every frame of 65 to 128 cells, as (low, high) words."""
+    """The same masks for every frame of two words, as (low, high) words."""
     masks = np.zeros((3, WIDE_CELLS + 1, WIDE_CELLS + 1, 2), dtype=np.uint64)
     for h in range(1, WIDE_CELLS + 1):
         for w in range(1, WIDE_CELLS // h + 1):
             full = (1 << (h * w)) - 1
             first = sum(1 << (r * w) for r in range(h))
             for k, m in enumerate((full, first, first << (w - 1))):
-                masks[k, h, w] = m & 0xFFFFFFFFFFFFFFFF, m >> 64
+                masks[k, h, w] = m & 0xFFFFFFFFFFFFFFFF, m >> WORD_CELLS
     return masks
 
 
