@@ -99,9 +99,14 @@ def shot(page, name):
         page.screenshot(path=str(FIGURES / f"explore-{name}.png"), full_page=True)
 
 
-def shown_value(page):
+def shown_value(page, whole=True):
+    """The value the page shows; `whole`: once every move's value is in too (the value
+    comes first, the moves' values as their searches end)."""
     try:
         page.wait_for_selector("#value")
+        if whole:
+            page.wait_for_function("() => document.getElementById('progress').hidden && "
+                                   "!document.getElementById('moves-count').textContent.includes('so far')")
     except PlaywrightTimeout:  # what the page says instead
         said = {name: page.text_content(name) for name in ("#summary", "#progress", "#text-error")}
         raise AssertionError(f"no value shown for {page.url}: {said}") from None
@@ -278,14 +283,14 @@ def test_the_value_first_then_a_cancelled_search_says_so(page, url):
     and valued one by one; a cancel keeps the value and says what it stopped."""
     started = time.perf_counter()
     page.goto(f"{url}?p={'/'.join(['1' * 8] * 8)}")
-    assert shown_value(page) == 0
+    assert shown_value(page, whole=False) == 0
     assert time.perf_counter() - started < 2
     page.wait_for_selector("#progress:not([hidden])")
     assert page.locator("#board line.domino").count() == 112
     assert "of 112 moves valued so far" in page.text_content("#moves-count")
     page.click("#cancel")
     page.wait_for_function("() => document.getElementById('summary').textContent.includes('cancelled')")
-    assert page.locator("#progress").is_hidden() and shown_value(page) == 0
+    assert page.locator("#progress").is_hidden() and shown_value(page, whole=False) == 0
     assert "were not valued" in page.text_content("#summary")
     page.goto(f"{url}?p={'1' * 30}")  # a line past 20 cells: Kayles' closed form, whole
     assert shown_value(page) == flipnet.value("1" * 30).value

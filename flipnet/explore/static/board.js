@@ -301,11 +301,11 @@
       if (!hidden() && shown !== null && s >= 20 && !wrong) number(shown, [cx, cy], "move-value");
       if (wrong) {  // the network's value on the first cell, the exact one on the second, the mark between
         if (s >= 20) {
-          number(m.network, along(0.08), "move-value");
-          number(m.exact, along(0.92), "move-value exact-value");
+          number(m.network, along(0), "move-value");
+          number(m.exact, along(1), "move-value exact-value");
         }
         const mark = svg("g", {class: "disagree", "data-move": m.move});
-        const r = Math.max(3, s / 10);
+        const r = Math.max(3, s / 12);
         mark.appendChild(svg("path", {d: `M${cx - r},${cy - r}L${cx + r},${cy + r}M${cx - r},${cy + r}L${cx + r},${cy - r}`}));
         board.appendChild(mark);
       }
@@ -686,5 +686,7 @@
   readUrl();
   colourKey();
   wire();
-  models().then(() => changed());  // the first question asks the server's model
+  $("text").value = text();  // the board at once; its first questions once the server's model is known
+  draw();
+  models().then(() => changed());
 })();
