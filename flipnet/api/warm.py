@@ -16,11 +16,13 @@ PREDICTED = "11011/11111/01110/11011/10111"
 
 
 def compile_first_answers():
-    """Compile (or load from the cache) the Cram search and the best model's kernels."""
+    """Compile (or load from the cache) the Cram search, its database's builder and the
+    best model's kernels."""
     from flipnet.api.models import load_model
-    from flipnet.solve.engine import compile_search
+    from flipnet.solve.engine import compile_database_builder, compile_search
 
     compile_search(with_endgame=False)
+    compile_database_builder()
     load_model("best").predict(PREDICTED)
 
 

@@ -413,6 +413,16 @@ def check_nimbers(values, cells, allow_unknown=False):
     check(values, cells, allow_unknown)
 
 
+def compile_database_builder():
+    """Compile the endgame database's builder now, or load it from Numba's cache (a wheel
+    carries it, so that its first database is built without a compile)."""
+    import numpy as np
+
+    from flipnet.solve.cram.box_values import fill_box_values
+
+    fill_box_values(np.zeros(16, np.uint8), 2, 2)
+
+
 def compile_search(with_endgame):
     """Compile the search's kernels now, or load them from Numba's cache (`cram.warm`): a
     server does it while a person reads its page."""

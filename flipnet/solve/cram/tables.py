@@ -163,8 +163,8 @@ class TableKeeper:
         if largest is not None and largest < WAITS_FOR_ENDGAME_FROM and not Endgame.is_built():
             if build_in_background() and not self._told_building:
                 self._told_building = True
-                print("flipnet: the endgame database is being built in the background (once, about 15 s, "
-                      "453 MB); searches after it use it", file=sys.stderr)
+                print("flipnet: the endgame database will be built in the background as this ends (once, "
+                      "about 15 s, 453 MB); later searches use it", file=sys.stderr)
             return
         self.auto_endgame = False
         self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
