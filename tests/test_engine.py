@@ -89,3 +89,31 @@ def test_the_environment_is_read_only_where_a_program_asks_for_it():
         assert str(caught.value) == said
     # the suite's own environment (conftest: FLIPNET_ENDGAME=off) reaches the default engine
     assert flipnet.default_engine().settings.endgame == "off"
+
+
+def test_a_limit_holds_over_the_questions_asked_inside_it():
+    """A question in stages (the explorer's: the value, then each move's) is limited as a
+    whole: a question inside asked without a limit of its own keeps the outer one, before
+    and after it."""
+    engine = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="off", plain=False))
+    engine.search().value({(0, 0), (0, 1)})  # the kernels loaded
+    started = time.perf_counter()
+    with engine.time_limit(0.5), pytest.raises(TimedOut, match="no answer within --timeout 0.5 s"):
+        flipnet.value(full(2, 3), engine=engine, moves=False)  # at once, under the limit
+        flipnet.value(full(5, 7), engine=engine, moves=False)  # seconds: the outer limit ends it
+    assert time.perf_counter() - started < 5
+    assert flipnet.value(full(3, 4), engine=engine, moves=False).value == 1  # no limit left behind
+
+
+def test_a_solver_gives_back_its_tables_and_answers_the_same_after(monkeypatch):
+    """`release_memory` (what the explorer calls between questions past its budget): the
+    table back at its first size, empty, and the next answers as before."""
+    from flipnet.solve.cram.solver import CramSolver
+
+    solver = CramSolver(progress=False, tt_log=12, grow_table=True)
+    board = [(r, c) for r in range(5) for c in range(6)]
+    value = solver.value(board)
+    assert solver.tt_log > 12  # grown to the question
+    solver.release_memory()
+    assert solver.tt_log == 12 and solver.tt.shape[0] == 1 << 12 and not solver.tt.any()
+    assert solver.value(board) == value == 2  # docs/cram.md: 5x6 is 2

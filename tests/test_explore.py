@@ -196,6 +196,9 @@ def test_a_cancel_before_the_first_search_of_a_question_is_heard():
         def compiling(self):
             return False
 
+        def release_memory(self):
+            pass
+
     solver = Solver()
     searching = {"first": threading.Event(), "third": threading.Event()}
 

@@ -38,3 +38,12 @@ def _die_with_parent(parent):
         return
     if str(os.getppid()) != parent:  # it ended before the call above
         os.kill(os.getpid(), signal.SIGTERM)
+
+
+def resident_bytes():
+    """This process's resident memory (Linux's /proc), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None

@@ -10,8 +10,13 @@ import threading
 import time
 
 from flipnet.base.errors import Cancelled, FlipnetError, bug_report
+from flipnet.base.process import resident_bytes
 
 KEPT = 32  # finished questions kept for their askers to read
+# Resident memory past which the solver gives back its tables and the database's pages
+# after a question (the next large board starts from an empty table): a 7x8 board with
+# 46 full cells left the server at 1.48 GB
+KEEP_BELOW = 600 << 20
 
 
 class Question:
@@ -50,6 +55,9 @@ class Question:
                 except Exception as exc:  # noqa: BLE001 - a bug, told to the page in one line
                     self.status, self.error, self.bug = "error", bug_report(exc, debug=False), True
                 self.positions = solver.report()["positions"] - self._before
+                resident = resident_bytes()
+                if resident is not None and resident > KEEP_BELOW:
+                    solver.release_memory()
         self.seconds = time.perf_counter() - self.started
         self._done.set()
 

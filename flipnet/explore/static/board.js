@@ -72,6 +72,7 @@
         page.asking = q;
         if (q && q.partial) {  // the value first, then each move's value as its search ends
           page.exact = q.partial;
+          recordValues();  // a game's record has the value even if the next move comes before the rest
           draw();
         }
         showProgress();

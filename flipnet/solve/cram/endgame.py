@@ -68,6 +68,14 @@ class Endgame:
     def empty(cls):
         return cls(np.zeros(1, np.uint8), np.zeros((0, 3), np.int64))
 
+    def remapped(self):
+        """The same database with its file mapped again: the pages the old map had read
+        leave the process's memory (they stay in the system's file cache)."""
+        filename = getattr(self.data, "filename", None)
+        if filename is None:
+            return self
+        return Endgame(_mapped(Path(filename)), self.boxes)
+
     @property
     def nbytes(self):
         return int(self.data.size)

@@ -66,7 +66,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         self.standing_line, self.compile_in_background = standing_line, compile_in_background
         self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
         self._populated = None  # the table whose pages are all mapped (`populate`)
-        self.tt_log = tt_log
+        self.tt_log = self.first_tt_log = tt_log
         self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)

@@ -51,15 +51,20 @@ class Supervisor:
 
     @contextlib.contextmanager
     def time_limit(self, seconds, asked=None):
-        """One limit in seconds (None: none) for every search of a question. `asked`: the
-        limit as the user gave it, where `seconds` is what is left of it (a question that
-        began before the solver was loaded), which a timeout's message names."""
+        """One limit in seconds (None: none of its own) for every search of a question.
+        `asked`: the limit as the user gave it, where `seconds` is what is left of it (a
+        question that began before the solver was loaded), which a timeout's message names.
+        Inside another limit (a question asked in stages, each stage a question of its own)
+        it can only come sooner, and the outer one holds again after it."""
+        outer = self.deadline, self.limit
         if seconds is not None:
-            self.deadline, self.limit = time.perf_counter() + seconds, seconds if asked is None else asked
+            deadline = time.perf_counter() + seconds
+            if outer[0] is None or deadline < outer[0]:
+                self.deadline, self.limit = deadline, seconds if asked is None else asked
         try:
             yield
         finally:
-            self.deadline = self.limit = None
+            self.deadline, self.limit = outer
 
     def compiling(self):
         """Whether the search waits for Numba (the kernel under way, or one left behind: a

@@ -109,6 +109,17 @@ class TableKeeper:
         if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
             self.use_wide_table(self.tt_log - 1)
 
+    def release_memory(self):
+        """Give back what questions made resident: the tables start again empty at their
+        first size (facts lost cost time, never truth) and the database is mapped again,
+        its pages read again as they are needed. A server calls it between questions."""
+        with self._busy:
+            self._wait_for_left()
+            self.tt, self.tt_log = zeroed_table(1 << self.first_tt_log, 2), self.first_tt_log
+            self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
+            self._populated = None
+            self.endgame = self.endgame.remapped()
+
     def use_wide_table(self, log):
         """A table of 2^log entries for wide components (32 bytes each: as many bytes as
         the table's 2^(log + 1)), mapped at once; empty, as `use_table`'s."""
