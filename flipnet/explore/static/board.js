@@ -37,9 +37,11 @@
 
   function resize(rows, cols) {
     const line = rows === 1 || cols === 1;
-    if (rows < 1 || cols < 1 || rows * cols < 2) return;
-    if (!line && (rows > MAX_SIDE || cols > MAX_SIDE)) return;
-    if (line && rows * cols > MAX_LINE) return;
+    const refused = rows < 1 || cols < 1 || rows * cols < 2 ? "a board has at least 2 cells"
+      : !line && (rows > MAX_SIDE || cols > MAX_SIDE) ? `boards here go up to ${MAX_SIDE}x${MAX_SIDE}`
+      : line && rows * cols > MAX_LINE ? `lines here go up to ${MAX_LINE} cells` : "";
+    $("text-error").textContent = refused;  // a button that cannot act says why
+    if (refused) return;
     const cells = [];
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) cells.push(r < page.rows && c < page.cols ? page.cells[r * page.cols + c] : 1);
@@ -52,11 +54,12 @@
 
   let asked = 0;  // the latest position asked about; older answers are dropped
 
-  async function changed(fromHistory = false) {
+  async function changed(fromHistory = false, fromAddress = false) {
     const position = text();
+    if (!fromAddress) $("text-error").textContent = "";  // an edit answers what was said of the last one
     const mine = ++asked;
     page.exact = page.network = page.networkError = null;
-    writeUrl(position, !fromHistory);
+    if (!(fromAddress && $("text-error").textContent)) writeUrl(position, !fromHistory);  // a bad address stays to be read
     $("text").value = position;
     draw();
     const stale = () => mine !== asked;
@@ -509,6 +512,7 @@
     $("start").disabled = !!g;
     $("save").disabled = !g;
     $("graph").style.display = g ? "" : "none";
+    $("record").hidden = !g;  // no header before a game
     if (!g) return;
     const before = [g.exact, ...g.plies.map((p) => p.exact)];
     const mistakes = [];
@@ -689,5 +693,5 @@
   wire();
   $("text").value = text();  // the board at once; its first questions once the server's model is known
   draw();
-  models().then(() => changed());
+  models().then(() => changed(false, true));
 })();
