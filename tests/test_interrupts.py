@@ -158,6 +158,7 @@ def test_ctrl_c_while_python_imports_is_one_line_too(tmp_path, program, after):
                   "--eval-batch", 0, "--results-dir", tmp_path / "r"], tmp_path, program=program)
     code, _, err = interrupt_when(proc, lambda: program_cpu_seconds(proc) >= after, settle=0)
     assert code == 130, err
+    assert len(stderr_lines(err)) == 1, err
     [line] = stderr_lines(err)
     assert line in ("flipnet train: interrupted", "flipnet: interrupted",
                     "flipnet train: interrupted before the first epoch ended; nothing was saved"), line

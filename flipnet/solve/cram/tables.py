@@ -114,7 +114,8 @@ class TableKeeper:
         first size (facts lost cost time, never truth) and the database is mapped again,
         its pages read again as they are needed. A server calls it between questions."""
         with self._busy:
-            self._wait_for_left()
+            if self.supervisor.left:  # kernels left behind still hold the tables: another time
+                return
             self.tt, self.tt_log = zeroed_table(1 << self.first_tt_log, 2), self.first_tt_log
             self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
             self._populated = None
