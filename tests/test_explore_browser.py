@@ -357,14 +357,31 @@ def test_the_board_and_the_moves_from_the_keyboard(page, url):
     page.wait_for_function("() => document.getElementById('text').value === '011/101'")
     assert page.evaluate("document.activeElement.dataset.r + document.activeElement.dataset.c") == "11"
     shown_value(page)
-    row = page.locator("#moves tbody tr").first
-    move = row.get_attribute("data-move")
-    row.focus()
+    rows = page.locator("#moves tbody tr")
+    assert rows.count() >= 2 and page.locator("#moves tbody tr[tabindex='0']").count() == 1  # one tab stop
+    rows.first.focus()
+    page.keyboard.press("ArrowDown")  # the arrow keys walk the list
+    move = page.evaluate("document.activeElement.dataset.move")
+    assert move == rows.nth(1).get_attribute("data-move")
     page.keyboard.press("Enter")
     after = next(m.position for m in flipnet.value("011/101", moves="all").moves if m.move == move)
     page.wait_for_function("t => document.getElementById('text').value === t", arg=after)
-    assert page.locator("#board line.domino[tabindex='0']").count() == len(flipnet.value(after, moves="all").moves)
+    shown_value(page)
+    assert page.evaluate("document.activeElement.closest('#board') !== null")  # the focus kept, on the board
+    assert page.locator("#board line.domino[tabindex='-1']").count() == len(flipnet.value(after, moves="all").moves)
     assert page.locator("#board text.move-value").count() == page.locator("#board line.domino").count()
+    page.goto(f"{url}?p=1111/1111/1111")  # few stops before a game can begin, a skip link first
+    shown_value(page)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "skip to the board"
+    for presses in range(1, 40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "start":
+            break
+    assert presses < 30, presses
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('stop').disabled === false")
+    assert page.evaluate("document.activeElement !== document.body")
 
 
 def test_a_tap_shows_the_value_and_the_best_moves_without_a_scroll(page, url):

@@ -199,7 +199,11 @@
     drawComponents(board, s, x, y);
     drawMoves(board, s, x, y);
     summarise();
-    if (page.refocus) {  // a cell toggled or reached from the keyboard takes the focus
+    if (page.focusBoard) {  // a move played from the keyboard, a game begun: the board's tab stop
+      page.focusBoard = false;
+      const cell = board.querySelector("rect[tabindex='0']");
+      if (cell) cell.focus();
+    } else if (page.refocus) {  // a cell toggled or reached from the keyboard takes the focus
       page.refocus = false;
       const [r, c] = page.focus;
       const cell = board.querySelector(`rect[data-r='${r}'][data-c='${c}']`);
@@ -207,6 +211,23 @@
     } else if (kept) {  // else what had it before the redraw keeps it
       const again = document.querySelector(kept);
       if (again) again.focus();
+    }
+  }
+
+  // The move list from the keyboard: one tab stop, the arrow keys between rows, Enter plays
+  function rowKey(event, row, m) {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      play(m, true);
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      event.stopPropagation();
+      const next = event.key === "ArrowDown" ? row.nextElementSibling : row.previousElementSibling;
+      if (next) {
+        row.tabIndex = -1;
+        next.tabIndex = 0;
+        next.focus();
+      }
     }
   }
 
@@ -280,7 +301,7 @@
         x1: x(c1) + s / 2 + dx, y1: y(r1) + s / 2 + dy, x2: x(c2) + s / 2 - dx, y2: y(r2) + s / 2 - dy,
         "stroke-width": Math.max(4, s / 4), class: `domino${shown === 0 ? " wins" : ""}${page.hover === m.move ? " hover" : ""}`,
         stroke: hidden() || shown === null ? "#999" : colour(shown), "data-move": m.move,
-        tabindex: 0, role: "button",
+        tabindex: -1, role: "button",  // the move list plays them from the keyboard: the board stays one tab stop
         "aria-label": `play ${m.move}` + (hidden() || shown === null ? "" : `, it leaves value ${shown}`),
       });
       line.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
@@ -411,9 +432,9 @@
       row.addEventListener("mouseenter", () => highlight(m.move));
       row.addEventListener("mouseleave", () => highlight(null));
       row.addEventListener("click", () => play(m));
-      row.tabIndex = 0;
+      row.tabIndex = body.children.length === 0 ? 0 : -1;  // the list is one tab stop; the arrow keys walk it
       row.setAttribute("aria-label", `play ${m.move}` + (hidden() || m.exact === null ? "" : `, it leaves value ${m.exact}`));
-      row.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play(m); } });
+      row.addEventListener("keydown", (event) => rowKey(event, row, m));
       body.appendChild(row);
     });
     const count = page.exact.moves.length, known = valued(page.exact);
@@ -448,8 +469,9 @@
     return page.exact && page.exact.moves.length === 0;
   }
 
-  function play(m) {
+  function play(m, fromKeyboard = false) {
     if (page.busy) return;
+    page.focusBoard = fromKeyboard;  // the played move's row and domino go: the board takes the focus
     if (page.game) {
       if (gameOver() || toMove() !== "you") return;
       page.game.plies.push({by: "you", move: m.move, cells: m.cells, position: null, exact: null, network: null});
@@ -541,6 +563,7 @@
     g.exact = page.exact && page.exact.position === g.start ? page.exact.value : null;
     g.network = page.network && page.network.position === g.start ? page.network.value : null;
     page.game = g;
+    page.focusBoard = true;  // not lost to the page when its button goes
     changed();
   }
 
