@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
         compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel screenshots \
-        bench-workers $(ALIASES)
+        bench-workers bench-paint $(ALIASES)
 
 help:  # the targets a user starts from: those with a comment of two hashes
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -73,6 +73,9 @@ endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, under a minute)
 bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve; AGAINST=PYTHON: beside another flipnet); the explorer's latency
 	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE)) $(if $(AGAINST),--against $(AGAINST))
 	$(FLIPNET) explore --bench 200
+
+bench-paint: $(READY) ## the explorer in Chromium: a click to its answer painted, 5x5 and 7x7 (needs chromium)
+	$(BIN)/python -m flipnet.explore.paint
 
 bench-workers: $(READY) ## one search on 1, 2, ... workers up to the usable cores: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)
 	$(FLIPNET) bench --only cram-workers $(if $(BOARDS),--boards $(BOARDS)) $(if $(LIMIT),--limit $(LIMIT)) \

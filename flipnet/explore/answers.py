@@ -60,13 +60,21 @@ def _cells(board, mask):
     return [list(cell) for cell in board.cells(mask)]
 
 
+# Full cells from which a position is answered in stages: below, one call values every move
+# at once in milliseconds (random 7x7 boards of density 0.5: 1.4 ms median, 5.7 ms in stages)
+STAGED_FROM = 30
+
+
 def position(engine, game, text, misere=None, limit=None, share=None):
     """The exact value, winner, components and every move's value (best first). A flip
-    board in normal play is answered in stages, each handed to `share` as it is known: the
-    value and components first (the mirror rule answers a full 8x8 board at once), then
-    every move with the value it leaves, null until its own search ends."""
+    board in normal play of more than STAGED_FROM full cells is answered in stages, each
+    handed to `share` as it is known: the value and components first (the mirror rule
+    answers a full 8x8 board at once), then every move with the value it leaves, null
+    until its own search ends."""
     board, state = check_position(game, text, misere)
-    if not (share is not None and isinstance(board, games.BoardGame) and searched(board)):
+    staged = share is not None and isinstance(board, games.BoardGame) and searched(board) \
+        and bin(state).count("1") > STAGED_FROM
+    if not staged:
         result = value(text, game, misere=misere, moves="all", timeout=limit, engine=engine)
         out = _head(board, result)
         out["moves"] = [_move(board, state, board.parse_move(m.move, state), m.value) for m in result.moves]
