@@ -74,7 +74,8 @@ bench: $(READY) ## timings beside reference implementations, as ratios (Cram boa
 	$(FLIPNET) bench --out results/bench.json $(if $(IGSOLVE),--igsolve $(IGSOLVE)) $(if $(AGAINST),--against $(AGAINST))
 	$(FLIPNET) explore --bench 200
 
-bench-paint: $(READY) ## the explorer in Chromium: a click to its answer painted, 5x5 and 7x7 (needs chromium)
+# the explorer in Chromium: a click to its answer painted, 5x5 and 7x7 (docs/explore.md; needs chromium)
+bench-paint: $(READY)
 	$(BIN)/python -m flipnet.explore.paint
 
 bench-workers: $(READY) ## one search on 1, 2, ... workers up to the usable cores: 5x8, 4x11, 6x7 (minutes; BOARDS=5x8 for one)
