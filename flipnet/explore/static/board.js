@@ -317,9 +317,11 @@
       // a point along the domino, from its first cell's centre (0) to its second's (1)
       const along = (t) => [x(c1) + s / 2 + t * (x(c2) - x(c1)), y(r1) + s / 2 + t * (y(r2) - y(r1))];
       const wrong = network && m.network !== null && m.exact !== null && m.network !== m.exact && !hidden();
-      if (!hidden() && shown === 0) board.appendChild(svg("circle", {cx, cy, r: Math.max(2, s / 12), class: "win-mark", "data-move": m.move}));
+      // a winning move's mark: a dot where the domino is too small for its number, else the number alone
+      if (!hidden() && shown === 0) board.appendChild(svg("circle", {cx, cy, r: Math.max(2, s / 12), class: s >= 20 ? "win-mark under" : "win-mark", "data-move": m.move}));
       const number = (value, [tx, ty], kind) => {  // the value as a number too: colour is never alone
-        const label = svg("text", {x: tx, y: ty, class: kind, "font-size": Math.round(s * 0.34), "data-move": m.move});
+        const light = value >= 1 && value <= 2 && !kind.includes("exact");  // yellow, orange: dark ink reads there
+        const label = svg("text", {x: tx, y: ty, class: light ? `${kind} on-light` : kind, "font-size": Math.round(s * 0.34), "data-move": m.move});
         label.textContent = String(value);
         board.appendChild(label);
       };
