@@ -450,3 +450,27 @@ def test_the_nim_page_refuses_a_bad_edit_and_walks_its_history(page, url):
     page.goto(f"{url}nim?game=nim&p=abc")
     page.wait_for_selector("#value")
     assert "is not a nim position" in page.text_content("#position-error")
+
+
+def test_the_page_asks_the_model_the_server_was_started_with(browser, tmp_path):
+    """`flipnet explore --model mlp2d`: the page's network view is that model's, its menu
+    shows it, and an edit writes no `&model=` the person never chose."""
+    process = subprocess.Popen([*PYTHON_LINKER, "explore", "--no-browser", "--port", "0", "--model", "mlp2d"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=environment())
+    try:
+        served = re.match(r"flipnet explore: (http://127\.0\.0\.1:\d+/)", process.stdout.readline()).group(1)
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{served}?p=11011/11111/01110/11011/10111&view=network")
+        page.wait_for_selector("#network-value")
+        predicted = flipnet.load_model("mlp2d").predict("11011/11111/01110/11011/10111")
+        assert page.text_content("#network-value").startswith(f"mlp2d says {predicted}")
+        assert page.input_value("#model") == "mlp2d"
+        page.click("#board rect[data-r='0'][data-c='0']")
+        page.wait_for_function("() => new URLSearchParams(location.search).get('p') === '01011/11111/01110/11011/10111'")
+        assert "model=" not in page.url
+        context.close()
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
