@@ -158,9 +158,9 @@ def cmd_value(args):
         result = _valued(args, args.position)
         searched = _searched(args.engine)
     if mcgs:
-        from flipnet.games.mcgs import HEADER, case_line, grid_of
+        from flipnet.cli.mcgs import print_case
 
-        print(HEADER + case_line([grid_of(result.position)], result.value))
+        print_case(result.position, result.value)
         return
     if args.json:
         print(json_text({**result.to_json(), **searched}, indent=None), end="")

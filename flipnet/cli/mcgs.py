@@ -1,9 +1,17 @@
 """`flipnet value flip --file FILE.test`: MCGS's test files read, each case valued and its
-expected value checked, written back as a .test file with the count right and wrong."""
+expected value checked, written back as a .test file with the count right and wrong; and
+one position written as a case (`--format mcgs`)."""
 
 import sys
 
 from flipnet.base.errors import BadInput, FlipnetError
+
+
+def print_case(position, value):
+    """One flip position and its value as a .test file of one case."""
+    from flipnet.games.mcgs import HEADER, case_line, grid_of
+
+    print(HEADER + case_line([grid_of(position)], value))
 
 
 def values_of_test_file(args, value_of):

@@ -24,10 +24,10 @@ from flipnet.solve.cram.bits import is_point_symmetric_zero
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.cram.lanes import SampleLanes, _batch, check_nimbers
 from flipnet.solve.cram.limits import MAX_TABLE_LOG, MIN_TABLE_LOG, SAMPLE_LANES  # noqa: F401 - the package's names
-from flipnet.solve.cram.memory import usable_memory, zeroed_table  # noqa: F401 - usable_memory: the package's name
+from flipnet.solve.cram.memory import usable_memory  # noqa: F401 - the package's name
 from flipnet.solve.cram.runner import CheckpointedRuns, KernelRunner, Paused  # noqa: F401 - Paused: the package's
 from flipnet.solve.cram.supervisor import Supervisor
-from flipnet.solve.cram.tables import (ENTRY_BYTES, MIN_WIDE_LOG, WIDE_ENTRY_WORDS, TableKeeper,  # noqa: F401
+from flipnet.solve.cram.tables import (ENTRY_BYTES, TableKeeper,  # noqa: F401
                                        affordable_table_log, table_log)
 from flipnet.solve.cram.wide import split_words
 from flipnet.solve.kayles import dawson_kayles
@@ -64,10 +64,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         # what it calls, where given (`engine` gives them): `standing.in_a_line`, the few words of a
         # checkpointed solve's progress line; `warm.start_in_background`, after a limit passed in a compile
         self.standing_line, self.compile_in_background = standing_line, compile_in_background
-        self.tt = zeroed_table(1 << tt_log, 2)  # see search.KEY, META
-        self._populated = None  # the table whose pages are all mapped (`populate`)
-        self.tt_log = self.first_tt_log = tt_log
-        self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
+        self._empty_tables(tt_log)  # see search.KEY, META
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)
         self.control[search.WIDE_FROM] = check_wide_from(wide_from)
@@ -82,7 +79,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         self.use_workers(workers)
         self._without_endgame = False  # a large component searched without the database (time_limit)
         self._advised = False  # told that the 30-cell database would answer faster
-        self._told_building = False  # told that the database is being built in the background
+        self._told_building = False  # told that the database will be built as the command ends
         self.checkpoint = None  # a `checkpoint.Checkpoint` the searches keep their facts in
         self._restored = None  # the tables (table, wide table) the checkpoint's facts were written into
 

@@ -116,10 +116,14 @@ class TableKeeper:
         with self._busy:
             if self.supervisor.left:  # kernels left behind still hold the tables: another time
                 return
-            self.tt, self.tt_log = zeroed_table(1 << self.first_tt_log, 2), self.first_tt_log
-            self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
-            self._populated = None
+            self._empty_tables(self.first_tt_log)
             self.endgame = self.endgame.remapped()
+
+    def _empty_tables(self, tt_log):
+        """Empty tables: the table of 2^tt_log entries, the wide one at its least size."""
+        self.tt, self.tt_log, self.first_tt_log = zeroed_table(1 << tt_log, 2), tt_log, tt_log
+        self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
+        self._populated = None  # the table whose pages are all mapped (`populate`)
 
     def use_wide_table(self, log):
         """A table of 2^log entries for wide components (32 bytes each: as many bytes as
@@ -167,12 +171,13 @@ class TableKeeper:
     def use_endgame(self, largest=None):
         """Load the endgame database from the cache, building it there the first time
         (not inside `time_limit`). Below `WAITS_FOR_ENDGAME_FROM` cells the question goes on
-        without it while a process of its own builds it: the build takes longer than the
-        search it would shorten."""
-        if (self.supervisor.deadline is not None or not self.builds_endgame) and not Endgame.is_built():
+        without it, and a process of its own builds it as this one ends: the build takes
+        longer than the search it would shorten."""
+        built = Endgame.is_built()
+        if not built and (self.supervisor.deadline is not None or not self.builds_endgame):
             self._without_endgame = True
             return
-        if largest is not None and largest < WAITS_FOR_ENDGAME_FROM and not Endgame.is_built():
+        if not built and largest is not None and largest < WAITS_FOR_ENDGAME_FROM:
             if build_in_background() and not self._told_building:
                 self._told_building = True
                 print("flipnet: the endgame database will be built in the background as this ends (once, "
