@@ -18,6 +18,7 @@ _PUBLIC = {
     "Result": "flipnet.api.positions", "Move": "flipnet.api.positions", "MoveValue": "flipnet.api.positions",
     "Component": "flipnet.api.positions", "Engine": "flipnet.api.positions",
     "EngineSettings": "flipnet.api.positions", "default_engine": "flipnet.api.positions",
+    "long_solve": "flipnet.api.solves", "standing": "flipnet.api.solves", "LongSolve": "flipnet.api.solves",
     "load_dataset": "flipnet.api.data", "Dataset": "flipnet.api.data", "unpack": "flipnet.api.data",
     "load_model": "flipnet.api.models", "models": "flipnet.api.models", "Model": "flipnet.api.models",
     "ModelEntry": "flipnet.api.models",

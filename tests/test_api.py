@@ -17,7 +17,7 @@ import flipnet
 from flipnet.base.errors import FlipnetError
 from flipnet.games import FlipGame
 
-PUBLIC_MODULES = ["flipnet", "flipnet.api.positions", "flipnet.api.data", "flipnet.api.models"]
+PUBLIC_MODULES = ["flipnet", "flipnet.api.positions", "flipnet.api.solves", "flipnet.api.data", "flipnet.api.models"]
 pytestmark = pytest.mark.usefixtures("python_linker_module")  # the models' graphs: conftest.python_mode
 
 
@@ -338,3 +338,34 @@ def test_docs_api_md_is_what_the_docstrings_say():
     for name in flipnet.__all__:
         if name not in ("__version__",):
             assert f"## {name}" in page, name
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda d: flipnet.long_solve(11, d / "f"), "long_solve takes a flip board as text"),
+    (lambda d: flipnet.long_solve("111/111", d), "is a directory, not a checkpoint file"),
+    (lambda d: flipnet.long_solve("111/111", 3.5), "checkpoint is a file's path, not float"),
+    (lambda d: flipnet.long_solve("111/111", scheduler="tcp://x:1"), "scheduler is for the pieces of a solve"),
+    (lambda d: flipnet.long_solve("111/111", pieces=True, timeout=3), "timeout limits one search"),
+    (lambda d: flipnet.long_solve("111/111", pieces=True, piece_checkpoints=d), "piece_checkpoints is for the pieces on a cluster"),
+    (lambda d: flipnet.long_solve("11x/111", d / "f"), "bad character 'x' at row 1, column 3"),
+    (lambda d: flipnet.standing(d / "none.ckpt"), "no such file"),
+    (lambda d: flipnet.standing(d), "is a directory"),
+])
+def test_a_long_solve_refuses_what_it_cannot_do_naming_the_argument(tmp_path, call, message):
+    with pytest.raises(FlipnetError, match=message.replace("(", r"\(")):
+        call(tmp_path)
+    assert not (tmp_path / "f").exists()  # refused before any file is written
+
+
+def test_a_long_solve_in_pieces_keeps_each_answer_and_agrees_with_one_search(tmp_path):
+    board = "1111/1111/1111/1111/1110"  # 19 cells: each piece is valued by the plain recursion
+    path = tmp_path / "pieces.ckpt"
+    solved = flipnet.long_solve(board, path, pieces=True)
+    game = FlipGame(5, 4)
+    truth = brute(game)
+    state = game.parse(board)
+    assert solved.result.value == truth[state] and solved.pieces_read == 0 and solved.pieces > 0
+    assert {m.position for m in solved.result.winning_moves} == \
+        {game.format(game.play(state, m)) for m in game.legal_moves(state) if truth[game.play(state, m)] == 0}
+    again = flipnet.long_solve(board, path, pieces=True)
+    assert again.result.value == solved.result.value and again.pieces_read == solved.pieces

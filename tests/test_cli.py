@@ -5,8 +5,10 @@ import sys
 
 import h5py
 import pytest
+from conftest import recursive_values
 
 from flipnet.cli import main
+from flipnet.games import FlipGame
 
 
 def run(capsys, *argv):
@@ -114,9 +116,9 @@ def test_python_dash_m():
 def test_commands_without_networks_or_searches_do_not_load_them(argv):
     """PyTensor and Numba take most of a command's start (0.3 and 0.4 s of about 1 s):
     a command that needs neither answers without loading them."""
-    code = ("import sys\nfrom flipnet.__main__ import run\n"
-            "try:\n    run()\nexcept SystemExit:\n    pass\n"
-            "print(*(name in sys.modules for name in ('pytensor', 'numba')), file=sys.stderr)")
+    code = ("import atexit, sys\nfrom flipnet.__main__ import run\n"  # a question's command leaves at once
+            "atexit.register(lambda: print(*(name in sys.modules for name in ('pytensor', 'numba')), file=sys.stderr))\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n")
     proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     assert proc.stderr.split()[-2:] == ["False", "False"], proc.stderr
 
@@ -172,3 +174,21 @@ def test_value_of_many_positions_one_json_line_each(tmp_path):
     proc = subprocess.run([*FLIPNET, "value", "nim", "--file", str(tmp_path / "none.txt")], capture_output=True,
                           text=True, cwd=tmp_path, env=environment(), timeout=300)
     assert proc.returncode == 2 and proc.stderr.strip().endswith("none.txt: no such file")
+
+
+@pytest.mark.parametrize("argv, status", [(["value", "flip", "1111/1111/0111", "--json"], 0),
+                                          (["value", "flip", "11x1"], 2)])
+def test_a_question_leaves_at_once_with_its_output_whole_its_status_and_its_exit_handlers(tmp_path, argv, status):
+    """`value` skips the interpreter's teardown (`flipnet.__main__._leave`): what it prints,
+    its exit status and what is registered to run at exit all survive."""
+    mark = tmp_path / "ran"
+    code = ("import atexit, sys\nfrom flipnet.__main__ import run\n"
+            f"atexit.register(lambda: open({str(mark)!r}, 'w').close())\n"
+            "sys.exit(run())\n")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert proc.returncode == status and mark.exists()
+    if status == 0:
+        game = FlipGame(3, 4)
+        assert json.loads(proc.stdout)["nim_value"] == recursive_values(game)[game.parse("1111/1111/0111")]
+    else:
+        assert proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1

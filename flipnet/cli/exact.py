@@ -145,15 +145,8 @@ def cmd_value(args):
     if (args.scheduler is not None or args.piece_checkpoints is not None) and not args.pieces:
         flag = "--scheduler" if args.scheduler is not None else "--piece-checkpoints"
         raise BadInput(f"{flag} is for the pieces of a solve: give --pieces too")
-    if args.pieces:
-        result, searched = _in_pieces(args)
-    elif args.checkpoint is not None:
-        checkpoint = _checkpoint(args)
-        result = _valued(args, args.position)
-        _checkpoint_written(args.engine, checkpoint)
-        searched = _searched(args.engine)
-        if checkpoint.work is not None and "search" in searched:
-            searched["search"]["all_runs"] = checkpoint.work  # every run with the file, this one included
+    if args.pieces or args.checkpoint is not None:
+        result, searched = _solved(args)
     else:
         result = _valued(args, args.position)
         searched = _searched(args.engine)
@@ -194,26 +187,11 @@ def _may_search(args):
     return may_search(games.make(args.game, misere=args.misere, max_take=args.max_take))
 
 
-def _checkpoint(args, solver=True):
-    """The checkpoint of `value flip BOARD --checkpoint FILE`, checked before the work and
-    handed to the solver (`solver`)."""
-    if not _may_search(args):
-        raise BadInput("--checkpoint keeps the Cram search's facts: flip positions in normal play")
-    games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
-    checkpoint = args.engine.checkpoint(args.checkpoint, args.position.strip())
-    checkpoint.check_place()
-    if solver:
-        args.engine.use_checkpoint(checkpoint)
-    return checkpoint
-
-
 def _status(args):
     """`value flip [BOARD] --checkpoint FILE --status`: what the checkpoint proves of its
     board's value (`solve/cram/standing.py`), as text or --json."""
-    from pathlib import Path
-
+    from flipnet.api.solves import standing, work_text, writer_text
     from flipnet.base.files import json_text
-    from flipnet.solve.engine import work_text, writer_text
 
     if args.checkpoint is None:
         raise BadInput("--status reads a checkpoint: give --checkpoint FILE")
@@ -222,11 +200,7 @@ def _status(args):
                        "FILE only")
     if not _may_search(args):
         raise BadInput("--status reads a checkpoint of the Cram search: flip positions in normal play")
-    if args.position is not None:
-        games.for_position(args.game, args.position).parse(args.position)  # a bad board is refused first
-    if Path(args.checkpoint).is_dir():
-        raise BadInput(f"--checkpoint {args.checkpoint} is a directory, not a checkpoint file")
-    report = args.engine.standing(args.checkpoint, None if args.position is None else args.position.strip())
+    report = standing(args.checkpoint, args.position, engine=args.engine)
     if args.json:
         print(json_text(report, indent=None), end="")
         return
@@ -259,47 +233,42 @@ def _status(args):
             print(f"  {name:<28} {known}")
 
 
-def _in_pieces(args):
-    """(Result, {"search": report}) of `value flip BOARD --pieces`: its children asked what
-    the root's value needs, here or as tasks on a cluster (`solve/cram/pieces.py`)."""
-    if not _may_search(args):
-        raise BadInput("--pieces splits a flip position in normal play into its children")
-    if args.timeout is not None:
-        raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
-                       "the pieces done)")
-    from flipnet.base.files import ensure_dir
+def _solved(args):
+    """(Result, {"search": report}) of a long solve (`flipnet.api.solves`): kept in
+    --checkpoint FILE, or split into --pieces; what the file holds said on stderr."""
+    from flipnet.api.solves import long_solve
     from flipnet.base.progress import bar
 
-    game = games.for_position(args.game, args.position)
-    state = game.parse(args.position)
-    checkpoint = _checkpoint(args, solver=False) if args.checkpoint is not None else None
+    what = "--pieces splits a flip position in normal play into its children" if args.pieces else \
+        "--checkpoint keeps the Cram search's facts: flip positions in normal play"
+    if not _may_search(args):
+        raise BadInput(what)
+    if args.pieces and args.timeout is not None:
+        raise BadInput("--timeout limits one search; --pieces runs many: stop them with Ctrl-C (--checkpoint keeps "
+                       "the pieces done)")
     if args.piece_checkpoints is not None and args.scheduler is None:
         raise BadInput("--piece-checkpoints is for the pieces on a cluster (--scheduler): here the pieces keep "
                        "their facts in --checkpoint FILE")
-    place = ensure_dir(args.piece_checkpoints).resolve() if args.piece_checkpoints is not None else None
-    try:
-        result, report = args.engine.in_pieces(game, state, scheduler=args.scheduler, workers=args.workers,
-                                               checkpoint=checkpoint, place=place, moves=not args.no_moves,
-                                               progress=lambda total: bar(total, "pieces asked", unit="question"))
-    finally:
-        if place is not None and place.is_dir() and not any(place.iterdir()):
-            place.rmdir()  # no piece left a search of its own to go on from
-    if checkpoint is not None:
-        print(f"flipnet value: {checkpoint.path}: what {len(checkpoint.pieces())} pieces said ({report['recorded']} "
-              f"read at the start)", file=sys.stderr)
-    return result, {"search": report}
+    solved = long_solve(args.position, args.checkpoint, pieces=args.pieces, scheduler=args.scheduler,
+                        piece_checkpoints=args.piece_checkpoints, moves=not args.no_moves, timeout=args.timeout,
+                        workers=args.workers, engine=args.engine,
+                        progress=(lambda total: bar(total, "pieces asked", unit="question")) if args.pieces else None)
+    if solved.checkpoint is not None:
+        print(f"flipnet value: {_kept_text(solved, args.pieces)}", file=sys.stderr)
+    return solved.result, {"search": solved.search} if solved.search or args.pieces else {}
 
 
-def _checkpoint_written(engine, checkpoint):
-    """Write the finished solve's checkpoint, and say what it holds (on stderr)."""
-    saved = engine.save_checkpoint()
-    if saved is None:
-        print(f"flipnet value: answered without a search (small components, lines or the mirror rule): "
-              f"{checkpoint.path} not written", file=sys.stderr)
-        return
-    facts, size = saved
-    print(f"flipnet value: {checkpoint.path}: {facts:,} facts, {size / 1e6:.1f} MB "
-          f"({checkpoint.facts_read:,} read at the start); {checkpoint.work_text()}", file=sys.stderr)
+def _kept_text(solved, pieces):
+    """What a long solve's checkpoint holds at its end."""
+    from flipnet.api.solves import work_text
+
+    if pieces:
+        return f"{solved.checkpoint}: what {solved.pieces} pieces said ({solved.pieces_read} read at the start)"
+    if solved.saved is None:
+        return f"answered without a search (small components, lines or the mirror rule): {solved.checkpoint} not written"
+    facts, size = solved.saved
+    return (f"{solved.checkpoint}: {facts:,} facts, {size / 1e6:.1f} MB ({solved.facts_read:,} read at the start); "
+            f"{work_text(solved.work)}")
 
 
 def _valued(args, position):

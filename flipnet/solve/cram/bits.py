@@ -74,30 +74,30 @@ def _frame_mask(table, kind):
 full_of, first_col_of, last_col_of = (_frame_mask(t, k) for k, t in enumerate((FULL, FIRST_COL, LAST_COL)))
 
 
-def centre_distance(a, vertical, h, w):
-    """Twice the distance of the domino whose top or left cell is a from the centre of the
-    h x w frame: the larger of its row and column distances."""
-    return max(abs(2 * (a // w) + vertical - (h - 1)), abs(2 * (a % w) + 1 - vertical - (w - 1)))
-
-
 def _dominoes_centre_first():
     """Every domino of every frame (h * w <= 128), nearest the frame's centre first:
     CODE[FIRST[h, w]:END[h, w]] holds 2 * (its top or left cell) + (1 if vertical), and
-    DISTANCE the same places' `centre_distance`. Options met in this order reach one that
-    settles a question sooner than met row by row (a fifth of them, not 28%)."""
+    DISTANCE twice each one's distance from the frame's centre (the larger of its row and
+    column distances). Options met in this order reach one that settles a question sooner
+    than met row by row (a fifth of them, not 28%). Built with whole arrays: a loop over
+    the 64,154 dominoes took 37 ms of every start."""
+    frames = np.array([(h, w) for h in range(1, WIDE_CELLS + 1) for w in range(1, WIDE_CELLS // h + 1)])
+    hs, ws = frames[:, 0], frames[:, 1]
+    per = 2 * hs * ws  # every cell twice: a horizontal and a vertical domino from it, if they fit
+    frame = np.repeat(np.arange(len(frames)), per)
+    k = np.arange(frame.size) - np.repeat(np.cumsum(per) - per, per)
+    a, vertical = k // 2, k % 2
+    h, w = hs[frame], ws[frame]
+    fits = np.where(vertical == 1, a // w < h - 1, a % w < w - 1)
+    frame, a, vertical, h, w = (x[fits] for x in (frame, a, vertical, h, w))
+    distance = np.maximum(np.abs(2 * (a // w) + vertical - (h - 1)), np.abs(2 * (a % w) + 1 - vertical - (w - 1)))
+    order = np.lexsort((a, vertical, distance, frame))  # by frame, then as (distance, vertical, a) sort
+    counts = np.bincount(frame, minlength=len(frames))
     first = np.zeros((WIDE_CELLS + 1, WIDE_CELLS + 1), np.int64)
     end = np.zeros((WIDE_CELLS + 1, WIDE_CELLS + 1), np.int64)
-    code, distance = [], []
-    for h in range(1, WIDE_CELLS + 1):
-        for w in range(1, WIDE_CELLS // h + 1):
-            first[h, w] = len(code)
-            found = [(centre_distance(a, vertical, h, w), vertical, a) for a in range(h * w)
-                     for vertical in range(2) if (a // w < h - 1 if vertical else a % w < w - 1)]
-            for d, vertical, a in sorted(found):
-                code.append(2 * a + vertical)
-                distance.append(d)
-            end[h, w] = len(code)
-    return first, end, np.array(code, np.uint8), np.array(distance, np.uint8)
+    end[hs, ws] = np.cumsum(counts)
+    first[hs, ws] = end[hs, ws] - counts
+    return first, end, (2 * a + vertical)[order].astype(np.uint8), distance[order].astype(np.uint8)
 
 
 DOMINO_FIRST, DOMINO_END, DOMINO_CODE, DOMINO_DISTANCE = _dominoes_centre_first()
