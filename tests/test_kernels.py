@@ -109,21 +109,21 @@ def test_a_build_under_way_is_not_started_twice(tmp_path, monkeypatch):
     started, at_exit = [], []
     monkeypatch.setattr(endgame.subprocess, "Popen", lambda argv, **kw: started.append(argv))
     monkeypatch.setattr(endgame.atexit, "register", lambda function, *args: at_exit.append(lambda: function(*args)))
-    assert endgame.build_in_background(tmp_path) and not started
+    assert endgame.build_in_background(tmp_path) == "to come" and not started
     at_exit.pop()()
     assert (tmp_path / endgame.BUILDING).exists() and len(started) == 1
     assert started[0][1:3] == ["-m", "flipnet.solve.cram.endgame"]
-    assert endgame.build_in_background(tmp_path) and not at_exit  # under way: not again
+    assert endgame.build_in_background(tmp_path) == "under way" and not at_exit  # not again
     old = time.time() - endgame.BUILD_SECONDS - 1
     os.utime(tmp_path / endgame.BUILDING, (old, old))  # its builder died
-    assert endgame.build_in_background(tmp_path) and len(at_exit) == 1
+    assert endgame.build_in_background(tmp_path) == "to come" and len(at_exit) == 1
 
 
 def test_a_first_question_goes_on_while_the_database_is_built(tmp_path, monkeypatch, capsys):
     from flipnet.solve.cram.solver import CramSolver
 
     started = []
-    monkeypatch.setattr("flipnet.solve.cram.tables.build_in_background", lambda: started.append(1) or True)
+    monkeypatch.setattr("flipnet.solve.cram.tables.build_in_background", lambda: started.append(1) or "to come")
     monkeypatch.setattr(endgame, "cache_dir", lambda: tmp_path)
     solver = CramSolver(auto_endgame=True, progress=False, tt_log=16)
     board = [(r, c) for r in range(5) for c in range(6)]  # 30 cells: the database is wanted from 30

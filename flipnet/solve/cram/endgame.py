@@ -327,20 +327,20 @@ def build_in_background(directory=None):
     """Build the default database in a detached process (it outlives the caller), started
     when this process ends, unless one is built or being built: a first question it would
     only speed up a little goes on without it, and the next finds it built. A build beside
-    the question slowed it (5x8's first answer: 9.5 s beside one, 5.1 s alone). True if a
-    build is under way or to come."""
+    the question slowed it (5x8's first answer: 9.5 s beside one, 5.1 s alone). "under way"
+    (another process builds it), "to come" (this one starts it as it ends), or None."""
     directory = Path(directory) if directory is not None else cache_dir()
     mark = directory / BUILDING
     try:
         ensure_dir(directory.parent)
         ensure_dir(directory)
         if mark.exists() and time.time() - mark.stat().st_mtime < BUILD_SECONDS:
-            return True
+            return "under way"
         mark.write_text(f"{os.getpid()}\n")
     except (OSError, FlipnetError):
-        return False
+        return None
     atexit.register(_start_builder, directory)
-    return True
+    return "to come"
 
 
 def _start_builder(directory):

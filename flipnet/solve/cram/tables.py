@@ -178,10 +178,13 @@ class TableKeeper:
             self._without_endgame = True
             return
         if not built and largest is not None and largest < WAITS_FOR_ENDGAME_FROM:
-            if build_in_background() and not self._told_building:
+            building = build_in_background()
+            if building and not self._told_building:
                 self._told_building = True
-                print("flipnet: the endgame database will be built in the background as this ends (once, "
-                      "about 15 s, 453 MB); later searches use it", file=sys.stderr)
+                when = "is being built in the background" if building == "under way" else \
+                    "will be built in the background as this ends"
+                print(f"flipnet: the endgame database {when} (once, about 15 s, 453 MB); later searches use it",
+                      file=sys.stderr)
             return
         self.auto_endgame = False
         self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
