@@ -21,6 +21,7 @@ from cli_cases import FLIPNET, environment
 from conftest import recursive_values
 
 import flipnet
+from flipnet import games
 from flipnet.games import FlipGame
 
 
@@ -109,6 +110,23 @@ def test_the_network_and_agents_answer_as_the_api(server):
                                            "ply": 4})
     assert again == answered(server, "/api/move", {"game": "flip", "position": "111/111/111", "agent": "random",
                                                    "seed": 9, "ply": 4})  # the same seed and ply, the same move
+
+
+def test_the_solvers_strength_is_chosen_by_difficulty(server):
+    """The page's weaker opponents are the CLI's difficulty:P: the perfect move with
+    probability P, else a random one. From a board with one winning move of 13, P = 0.25
+    finds it less often than P = 0.75, and the perfect player always."""
+    text = "0110/1111/1111"
+    game = FlipGame(3, 4)
+    state = game.parse(text)
+    winning = {game.format(state & ~m) for m in game.legal_moves(state) if flipnet.value(game.format(state & ~m)).value == 0}
+    wins = {}
+    for agent in ("difficulty:0.25", "difficulty:0.75", "perfect"):
+        left = [answered(server, "/api/move", {"game": "flip", "position": text, "agent": agent, "seed": seed,
+                                               "ply": 0})["position"] for seed in range(40)]
+        wins[agent] = sum(position in winning for position in left)
+    assert len(winning) == 1 and len(game.legal_moves(state)) == 13
+    assert wins["difficulty:0.25"] < wins["difficulty:0.75"] < wins["perfect"] == 40, wins
 
 
 def test_the_nim_games_and_their_players(server):
@@ -408,6 +426,71 @@ def test_models_are_listed_for_the_page(server):
     assert status == 200 and {"mlp2d", "xornet1d", "convmem2d-gated12-80-distil6m-r2"} <= names
     assert [m["name"] for m in data["models"] if m["best"]] == ["convmem2d-gated12-80-distil6m-r2"]
     assert sys.modules.get("flipnet.explore.server") is not None
+    reads = {m["name"]: m["reads"] for m in data["models"]}
+    assert reads["mlp2d"] == "5x5 boards only" and reads["xornet1d"] == "1x20 boards only"
+    assert "box of at most 52 cells and 8 a side" in reads["convmem2d-gated12-80-distil6m-r2"]
+
+
+@pytest.mark.parametrize("text", ["1111011111111110111111011111111",  # a line of 31: segments of 4, 10, 6, 8
+                                  "/".join(["11111111"] * 7 + ["11111110"])])  # one component of 63 cells
+def test_a_component_the_model_cannot_read_is_refused_on_that_component_alone(server, text):
+    """A size-free model that cannot read the whole board (a line past its frame's side,
+    a box past its shape keys) reads it component by component: each it reads has its
+    value, as the model gives it for that component alone; the one it cannot read has
+    its reason, and so have the position and the moves that leave it whole."""
+    best = flipnet.load_model("best")
+    with pytest.raises(flipnet.FlipnetError):
+        best.predict(text)
+    status, answer, _ = request(server, "/api/model", params={"name": "best", "position": text})
+    assert status == 200 and answer["value"] is None and answer["refused"] and answer["by_component"]
+    game = games.for_position("flip", text)
+    state = game.parse(text)
+    alone = {}
+    for part in answer["components"]:
+        cells = [tuple(c) for c in part["cells"]]
+        box = _box(cells)
+        try:
+            truth = best.predict(box)
+        except flipnet.FlipnetError as e:
+            assert part["value"] is None and part["error"] == str(e)
+            continue
+        assert part["value"] == truth and "error" not in part
+        alone[frozenset(cells)] = truth
+    assert len(answer["moves"]) == len(game.legal_moves(state))
+    for move in answer["moves"]:
+        after = game.play(state, game.parse_move(move["move"], state))
+        parts = [frozenset(c) for c in _groups(game.cells(after))]
+        values = [alone.get(p, _value_alone(best, p)) for p in parts]
+        assert move["value"] == (None if None in values else np.bitwise_xor.reduce(values + [0])), move
+
+
+def _groups(cells):
+    """Components by a flood of their own: cells joined by sides, two or more."""
+    left, out = set(cells), []
+    while left:
+        todo, group = [left.pop()], set()
+        while todo:
+            cell = todo.pop()
+            group.add(cell)
+            near = {(cell[0] + dr, cell[1] + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))} & left
+            left -= near
+            todo.extend(near)
+        if len(group) > 1:
+            out.append(group)
+    return out
+
+
+def _box(cells):
+    rows = range(min(r for r, _ in cells), max(r for r, _ in cells) + 1)
+    cols = range(min(c for _, c in cells), max(c for _, c in cells) + 1)
+    return "/".join("".join("1" if (r, c) in cells else "0" for c in cols) for r in rows)
+
+
+def _value_alone(model, cells):
+    try:
+        return int(model.predict(_box(set(cells))))
+    except flipnet.FlipnetError:
+        return None
 
 
 @pytest.mark.slow

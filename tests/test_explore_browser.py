@@ -190,6 +190,28 @@ def test_the_network_view_marks_where_it_disagrees(page, url):
     shot(page, "network")
 
 
+def test_a_component_the_model_cannot_read_is_said_there_and_the_exact_values_stay(page, url):
+    """The best model on a line of 16 (its frames hold 8 a side): the component it reads
+    has its value, the one of 10 cells says why not, and every domino keeps a number (the
+    exact one where the network has none). The picker says what each model reads."""
+    text = "1111011111111110"  # segments of 4 and 10 cells
+    page.goto(f"{url}?p={text}&view=network")
+    page.wait_for_selector("#network-value")
+    page.wait_for_function("() => document.getElementById('network-value').textContent.includes('cannot value')")
+    shown_value(page)
+    items = page.locator("#components li")
+    said = [items.nth(i).text_content() for i in range(items.count())]
+    assert sum("cannot read it" in line for line in said) == 1 and any("10 cells" in line and "cannot read it" in line
+                                                                       for line in said), said
+    exact = {m.move: m.value for m in flipnet.value(text, moves="all").moves}
+    numbers = page.locator("#board text.move-value")
+    numbered = {numbers.nth(i).get_attribute("data-move") for i in range(numbers.count())}
+    assert numbered == set(exact) and page.locator("#board line.domino").count() == len(exact)
+    assert page.locator("#board line.domino[stroke='#999']").count() == 0  # none left grey
+    reach = page.text_content("#model-reach")
+    assert "box of at most 52 cells and 8 a side" in reach and "Not offered on this board: " in reach
+
+
 def test_a_whole_game_against_the_solver(page, url):
     """The user plays the first move of the list (a winning one when there is one) against
     the perfect player: the side that starts in a won position wins."""
@@ -424,6 +446,14 @@ def test_the_pages_fit_and_pass_axe(browser, url, width, height):
             assert not bad, (path, width, bad)
             if os.environ.get("FLIPNET_WRITE_SCREENSHOTS") and "nim" not in path:
                 page.screenshot(path=str(FIGURES / f"explore-{width}px.png"), full_page=True)
+            # in play: a game begun, its record and the link to share it on the page
+            page.click("#start")
+            page.wait_for_selector("#stop:not([disabled])")
+            if "nim" not in path:
+                page.click("#share")
+            found = Axe().run(page).response["violations"]
+            bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:6]) for v in found]
+            assert not bad, (path, "in play", width, bad)
     finally:
         context.close()
 
@@ -450,6 +480,15 @@ def test_the_nim_page_refuses_a_bad_edit_and_walks_its_history(page, url):
     page.goto(f"{url}nim?game=nim&p=abc")
     page.wait_for_selector("#value")
     assert "is not a nim position" in page.text_content("#position-error")
+    for text, said in (("999999", "at most 1,000 objects in all, not 999,999"), ("1001", "not 1,001"),
+                       (",".join(["1"] * 21), "at most 20 heaps, not 21")):  # a position past the page's limits
+        page.fill("#position", text)
+        page.click("#position-form button")
+        assert said in page.text_content("#position-error"), text
+        assert "is not a nim position" not in page.text_content("#position-error")
+        assert "p=abc" not in page.url and text not in page.url  # the address keeps the last good position
+    assert "counted from 1" in page.text_content("#rules")
+    assert page.locator("#picture .heap small").all_text_contents()[:2] == ["#1", "#2"]
 
 
 def test_the_page_asks_the_model_the_server_was_started_with(browser, tmp_path):
@@ -474,3 +513,72 @@ def test_the_page_asks_the_model_the_server_was_started_with(browser, tmp_path):
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def _a_game_with_one_mistake(start):
+    """(moves in the address's form, positions after each ply, the mistake's ply) of a game
+    from `start` (a won position): its first move throws the win away, then each side
+    plays a winning move where there is one."""
+    game = FlipGame(*(len(start.split("/")), len(start.split("/")[0])))
+    state, codes, positions, first = game.parse(start), [], [], True
+    while game.legal_moves(state):
+        moves = sorted(game.legal_moves(state))
+        good = [m for m in moves if flipnet.value(game.format(state & ~m)).value == 0]
+        chosen = next(m for m in moves if m not in good) if first else (good or moves)[0]
+        first = False
+        (r1, c1), (r2, c2) = sorted(game.cells(chosen))
+        codes.append(f"{r1 * game.cols + c1}{'h' if r1 == r2 else 'v'}")
+        state &= ~chosen
+        positions.append(game.format(state))
+    return ".".join(codes), positions, 1
+
+
+def test_a_game_is_reviewed_shared_and_opened_at_the_same_move(page, url):
+    """A game opened from its link shows the ply the link names; its record's values come
+    in and its one mistake is marked with what it threw away; the arrow keys, the record's
+    ply numbers and Back walk its plies; a move is refused away from its last ply; and the
+    page's link opens the same game at the same move. The weaker opponents are offered."""
+    start = "1111/1111/1111"
+    assert flipnet.value(start).value != 0
+    moves, positions, mistake = _a_game_with_one_mistake(start)
+    page.goto(f"{url}?p={start}&start={start}&moves={moves}&at=2&vs=perfect&first=you&seed=5")
+
+    def at(k):
+        page.wait_for_function("t => document.getElementById('text').value === t", arg=positions[k - 1])
+        page.wait_for_function("k => new URLSearchParams(location.search).get('at') === String(k)", arg=k)
+        assert page.locator("#record tbody tr.here").count() == 1
+        assert page.locator("#record tbody tr.here button.ply").text_content() == str(k)
+        assert shown_value(page) == flipnet.value(positions[k - 1]).value
+
+    at(2)
+    rows = page.locator("#record tbody tr")
+    assert rows.count() == len(positions)
+    page.wait_for_function("() => ![...document.querySelectorAll('#record tbody tr')]"
+                           ".some((row) => row.children[3].textContent === '…')", timeout=60000)
+    exact = [int(rows.nth(i).locator("td").nth(3).text_content()) for i in range(len(positions))]
+    assert exact == [flipnet.value(p).value for p in positions]
+    assert [i + 1 for i in range(len(positions)) if "mistake" in (rows.nth(i).get_attribute("class") or "")] == [mistake]
+    assert "the win thrown away" in rows.nth(mistake - 1).text_content()
+    page.locator("body").click(position={"x": 2, "y": 2})
+    page.keyboard.press("ArrowRight")
+    at(3)
+    page.go_back()
+    at(2)
+    page.locator("#record tbody tr").nth(3).locator("button.ply").click()
+    at(4)
+    page.locator("#moves tbody tr").first.click()  # not the game's last ply: refused, said
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('earlier move')")
+    assert page.input_value("#text") == positions[3]
+    page.click("#share")
+    link = page.input_value("#share-link")
+    assert link == page.url and f"moves={moves}" in link and "at=4" in link
+    other = page.context.new_page()
+    other.goto(link)
+    other.wait_for_function("t => document.getElementById('text').value === t", arg=positions[3])
+    assert other.locator("#record tbody tr.here button.ply").text_content() == "4"
+    other.close()
+    options = page.eval_on_selector_all("#opponent option", "os => os.map((o) => o.value)")
+    assert {"perfect", "difficulty:0.75", "difficulty:0.5", "difficulty:0.25"} <= set(options)
+    page.goto(f"{url}?p={start}&start={start}&moves=0h.0h&at=1")  # a move not legal there: said, the page kept
+    page.wait_for_function("() => document.getElementById('text-error').textContent.includes('move 2')")
+    assert shown_value(page) == flipnet.value(start).value

@@ -160,11 +160,14 @@ def test_a_name_is_registered_once():
 def test_every_player_a_registration_offers_plays_its_game():
     """The explorer's menus come from the registrations; each name there is an agent
     `play.agents` makes for that game (the agents' own registry)."""
-    from flipnet.play.agents import AGENTS
+    from flipnet.play.agents import AGENTS, make_agent
 
     for name in games.GAMES:
         for player in games.registration(name).players:
-            assert player in AGENTS and (name in AGENTS[player] or None in AGENTS[player]), (name, player)
+            agent = player.split(":")[0]  # difficulty:P names the agent and its setting
+            assert agent in AGENTS and (name in AGENTS[agent] or None in AGENTS[agent]), (name, player)
+            if agent != player:  # its setting read as the agent reads it
+                assert callable(make_agent(player, games.make(name)))
 
 
 class NodeKayles(BoardGame):

@@ -134,11 +134,30 @@ def model_names(models_=None):
         if models_ is not None:
             try:
                 network = models_.get(m.name).network
-                entry.update(size_free=bool(network.size_free), one_ply=bool(network.values_shapes))
+                entry.update(size_free=bool(network.size_free), one_ply=bool(network.values_shapes),
+                             reads=_reach(network))
             except FlipnetError as e:  # a damaged file trained here: listed, with why it cannot be used
                 entry["error"] = str(e)
         out.append(entry)
     return out
+
+
+def _reach(network):
+    """What a model reads, as its picker says: its own board, or (size-free) components
+    whose box its frames hold, found by asking it for square boards of growing sides."""
+    if not network.size_free:
+        return f"{network.rows}x{network.cols} boards only"
+    from flipnet.datasets.components import MAX_BOX
+
+    side = 1
+    while side < 16:
+        try:
+            network.for_board(side + 1, side + 1)
+        except FlipnetError:
+            break
+        side += 1
+    return (f"any board, component by component: each in a box of at most {min(MAX_BOX, side * side)} cells "
+            f"and {side} a side")
 
 
 def check_model_name(name, known=None):
@@ -176,9 +195,19 @@ class Models:
 
 def network(models_, name, text, one_ply=False):
     """A model's value of the position and of each move's result, its distribution, and
-    its components with whether training fixed each one's value."""
+    its components with whether training fixed each one's value. A size-free model that
+    cannot read the whole board reads it component by component (`_by_component`)."""
     board, state = check_position("flip", text)
     model = models_.get(name)
+    try:
+        return _whole(models_, model, board, state, text, one_ply)
+    except FlipnetError as refused:
+        if not model.size_free:
+            raise
+        return _by_component(models_, model, board, state, text, one_ply, str(refused))
+
+
+def _whole(models_, model, board, state, text, one_ply):
     children = [(mask, board.play(state, mask)) for mask in board.legal_moves(state)]
     texts = [text] + [board.format(after) for _, after in children]
     with models_.lock():
@@ -198,6 +227,73 @@ def network(models_, name, text, one_ply=False):
             out["components"].append({"cells": cells, "value": v, "known": known,
                                       "new_shapes_of_its_size": measured.get(len(cells))})
     return out
+
+
+def _by_component(models_, model, board, state, text, one_ply, refused):
+    """What a size-free model says of a board it cannot read whole (a line past its
+    frame, a component's box past its largest): each component alone, cut to its box. A
+    component it cannot read has its reason and no value, and so has the position, and
+    every move that leaves that component as it is; the rest have their values."""
+    said = {}  # a component's box text -> (value, known, error)
+
+    def of(cells):
+        box = _box_text(cells)
+        if box not in said:
+            try:
+                with models_.lock():
+                    value = int(model.predict(box, one_ply=one_ply))
+                    parts = model.components(box) or [(box, value, True)]
+                said[box] = (value, all(known for _, _, known in parts), None)
+            except FlipnetError as e:
+                said[box] = (None, True, str(e))
+        return said[box]
+
+    def xor(parts):
+        values = [of(cells)[0] for cells in parts]
+        return None if None in values else functools.reduce(lambda a, b: a ^ b, values, 0)
+
+    parts = _parts(board.cells(state))
+    moves = []
+    for mask in board.legal_moves(state):
+        taken = set(board.cells(mask))
+        hit = next(i for i, cells in enumerate(parts) if taken <= set(cells))
+        left = parts[:hit] + parts[hit + 1:] + _parts([c for c in parts[hit] if c not in taken])
+        moves.append({"move": board.format_move(mask), "value": xor(left), "cells": _cells(board, mask)})
+    components = []
+    for cells in parts:
+        value, known, error = of(cells)
+        components.append({"cells": [list(c) for c in sorted(cells)], "value": value, "known": known,
+                           **({"error": error} if error else {})})
+    return {"model": model.name, "kind": model.kind, "board": model.board, "size_free": True,
+            "one_ply": bool(one_ply), "position": text, "value": xor(parts), "probabilities": None,
+            "moves": moves, "components": components, "refused": refused, "by_component": True}
+
+
+def _parts(cells):
+    """The components of a set of full cells: the groups joined by sides, of two cells or more."""
+    left, out = set(map(tuple, cells)), []
+    while left:
+        group, todo = set(), [left.pop()]
+        while todo:
+            r, c = todo.pop()
+            group.add((r, c))
+            for near in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if near in left:
+                    left.remove(near)
+                    todo.append(near)
+        if len(group) > 1:
+            out.append(sorted(group))
+    return sorted(out)
+
+
+def _box_text(cells):
+    """The component alone on the board of its box, as text."""
+    r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
+    rows, cols = max(r for r, _ in cells) - r0 + 1, max(c for _, c in cells) - c0 + 1
+    grid = [["0"] * cols for _ in range(rows)]
+    for r, c in cells:
+        grid[r - r0][c - c0] = "1"
+    return "/".join("".join(row) for row in grid)
 
 
 @functools.lru_cache(maxsize=None)

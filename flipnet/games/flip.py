@@ -52,7 +52,10 @@ REGISTRATION = Registration(
     rules=FlipGame, theory="flipnet.solve.position:CRAM", title="Flip (Cram)",
     about="A move turns two adjacent 1s, in a row or a column, into 0s; whoever cannot move loses.",
     start="11111/11111/11111/11111/11111", form=(r"[01]{1,64}(/[01]{1,64}){0,63}", "rows of 0 and 1 joined by /"),
-    players={"perfect": "the solver (perfect)", "network": "the network", "random": "a random player"},
+    players={"perfect": "the solver (perfect)", "difficulty:0.75": "the solver, 3 moves in 4 (difficulty:0.75)",
+             "difficulty:0.5": "the solver, every other move (difficulty:0.5)",
+             "difficulty:0.25": "the solver, 1 move in 4 (difficulty:0.25)", "network": "the network",
+             "random": "a random player"},
     examples=(dict(shape=(1, 9)), dict(shape=(3, 4)), dict(shape=(2, 3), misere=True)),
     too_large=_beyond_the_explorer, limits={"side": EXPLORER_SIDE, "line": EXPLORER_CELLS}, page="board",
     held_as="cells", moves="masks", splits=True)

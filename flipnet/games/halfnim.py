@@ -113,5 +113,5 @@ REGISTRATION = Registration(
           "and loses; the lost piles are 2^j - 1.",
     start="9", form=(r"[0-9]{1,4}", "a pile size like 9"),
     players={"neural": "the NIM perceptron", "optimal": "the optimal player (the C++ DP)", "random": "a random player"},
-    examples=(dict(),), too_large=_beyond_the_explorer, held_as="pile",
+    examples=(dict(),), too_large=_beyond_the_explorer, held_as="pile", limits={"objects": EXPLORER_PILE},
     console={"ai": "neural", "first": "ai", "ask_start": True, "describe_ai": "flipnet.play.console:halfnim_note"})

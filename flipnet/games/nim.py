@@ -127,10 +127,11 @@ def _beyond_the_explorer(game, state):
 REGISTRATION = Registration(
     rules=Nim, theory="flipnet.solve.position:NIM", title="Nim (heaps)",
     about="Take any number of objects from one heap. Normal play: whoever takes the last object wins; "
-          "misère: loses. Moves are written COUNT@HEAP.",
+          "misère: loses. Moves are written COUNT@HEAP, the heaps counted from 1 at the left.",
     start="1,3,5,7,9", form=(r"[0-9]{1,4}(,[0-9]{1,4}){0,19}", "heap sizes like 1,3,5"),
     players={"optimal": "the optimal player", "student-es": "the student's evolution strategy",
              "feature-es": "flipnet's evolved policy", "nonzero-nimsum": "the course template's optimal",
              "random-row": "the course template's random player"},
     examples=(dict(heaps="1,3,5"), dict(heaps="2,2,3", misere=True)),
-    too_large=_beyond_the_explorer, rule_choice=True, held_as="heaps")
+    too_large=_beyond_the_explorer, rule_choice=True, held_as="heaps",
+    limits={"heaps": EXPLORER_HEAPS, "objects": EXPLORER_OBJECTS})

@@ -11,7 +11,7 @@
     rows: 5, cols: 5, cells: [], view: "exact", model: "best", defaultModel: "best", ply: false,
     exact: null, network: null, networkError: null, asking: null, hover: null, busy: false,
     players: {},  // agent -> how the page names it
-    game: null,  // {start, first, opponent, seed, model, plies: [{by, move, cells, position, exact, network}]}
+    game: null,  // {start, first, opponent, seed, model, at, loaded, plies: [{by, move, cells, position, exact, network}]}
   };
 
   // --- the position as text ---------------------------------------------------------
@@ -84,7 +84,8 @@
       page.exact = answer;
       recordValues();
       draw();
-      if (page.game && !gameOver() && toMove() === "ai") aiMove();
+      if (page.game && live() && !gameOver() && toMove() === "ai") aiMove();
+      else if (page.game && page.game.loaded) valueRecord();
     } catch (e) {
       if (stale()) return;
       page.asking = null;
@@ -112,17 +113,38 @@
     }
   }
 
-  // Every edit outside a game is a step of the browser's history (Back and Forward, the
-  // page's own arrows and the arrow keys walk it); a step of a game replaces its entry
+  // Every edit, and every ply of a game, is a step of the browser's history (Back and
+  // Forward, the page's own arrows and the arrow keys walk it). A game's address holds its
+  // record and the ply shown, so that a link opens the same game at the same move
   function writeUrl(position, step) {
     const params = new URLSearchParams({p: position});
     if (page.view !== "exact") params.set("view", page.view);
     if (page.model !== page.defaultModel) params.set("model", page.model);  // the server's own goes unsaid
     if (page.ply) params.set("ply", "1");
+    const g = page.game;
+    if (g) {
+      Object.entries({start: g.start, moves: movesText(g), at: String(shown(g)), vs: g.opponent, first: g.first,
+        seed: String(g.seed)}).forEach(([key, value]) => params.set(key, value));
+    }
     const url = `?${params.toString().replaceAll("%2F", "/")}`;
     if (url === location.search) return;
-    if (step && !page.game && location.search) history.pushState(null, "", url);
+    if (step && location.search) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
+  }
+
+  // A game's moves in an address: each the index of its top or left cell and h or v, by dots
+  function movesText(g) {
+    return g.plies.map(({cells: [[r1, c1], [r2, c2]]}) =>
+      `${Math.min(r1 * page.cols + c1, r2 * page.cols + c2)}${r1 === r2 ? "h" : "v"}`).join(".");
+  }
+
+  function movesOf(text, cols) {
+    return text ? text.split(".").map((code) => {
+      const found = /^(\d+)([hv])$/.exec(code);
+      if (!found) throw new Error(`${JSON.stringify(code.slice(0, 12))} is not a move (a cell's number and h or v)`);
+      const a = Number(found[1]), r = Math.floor(a / cols), c = a % cols;
+      return found[2] === "h" ? [[r, c], [r, c + 1]] : [[r, c], [r + 1, c]];
+    }) : [];
   }
 
   // The position a URL holds; one that cannot be read is named, and the last good one kept
@@ -130,7 +152,8 @@
     const params = new URLSearchParams(location.search);
     const wanted = params.get("p");
     if (!page.cells.length) setText(START);
-    if (wanted !== null) {
+    page.linkedGame = params.has("moves") && params.has("start") ? params : null;  // played once the page is ready
+    if (wanted !== null && !page.linkedGame) {
       try {
         setText(wanted);
         $("text-error").textContent = "";
@@ -144,11 +167,21 @@
   }
 
   function fromHistory() {
-    if (page.game) return;  // a game walks its own plies (undo)
+    const g = page.game;
+    if (g) {  // Back and Forward walk the game's plies: an address of this game, at a ply of it
+      const params = new URLSearchParams(location.search);
+      const mine = movesText(g).split("."), theirs = (params.get("moves") || "").split(".");
+      const at = Number(params.get("at"));
+      if (params.get("start") === g.start && theirs.every((m, i) => !m || m === mine[i]) && Number.isInteger(at)) {
+        viewAt(at, true);
+      }
+      return;
+    }
     readUrl();
     $("model").value = page.model;
     document.querySelectorAll("input[name=view]").forEach((radio) => { radio.checked = radio.value === page.view; });
-    changed(true);
+    if (page.linkedGame) openLinkedGame(page.linkedGame);  // back into a game that was ended
+    else changed(true);
   }
 
   // --- drawing --------------------------------------------------------------------
@@ -294,7 +327,8 @@
     const network = page.view === "network";
     moveValues().forEach((m) => {
       const [[r1, c1], [r2, c2]] = m.cells;
-      const shown = network ? m.network : m.exact;
+      // the network's value; where it has none (a component it cannot read), the exact one stays
+      const shown = network && m.network !== null ? m.network : m.exact;
       const inset = s * 0.16;  // short of the cells' centres, so dominoes that share a cell stay apart
       const dx = Math.sign(c2 - c1) * inset, dy = Math.sign(r2 - r1) * inset;
       const line = svg("line", {
@@ -368,7 +402,10 @@
     fitModels();
     if (page.view === "network") {
       if (page.networkError) verdict.textContent = page.networkError;
-      else if (net) {
+      else if (net && net.value === null) {  // a component it cannot read: said, the exact values kept
+        verdict.appendChild(el("span", {id: "network-value"}, `${net.model} cannot value this position: ${net.refused}; ` +
+          "the moves it can value show its number, the others the exact one"));
+      } else if (net) {
         verdict.appendChild(el("span", {id: "network-value"}, `${net.model} says ${net.value}${net.one_ply ? " (one ply)" : ""}`));
         if (exact) {
           const moves = moveValues();
@@ -398,7 +435,8 @@
       let words = `${part.cells.length} cells: value ${part.value}`;
       if (parts) {
         const theirs = matching(parts, part);
-        words += `; ${page.model} ${theirs.value}, ${theirs.known ? "a shape met in training" : "a shape it never saw"}`;
+        words += theirs.error ? `; ${page.model} cannot read it (${theirs.error})`
+          : `; ${page.model} ${theirs.value}, ${theirs.known ? "a shape met in training" : "a shape it never saw"}`;
         const size = theirs.new_shapes_of_its_size;
         if (!theirs.known && size) {  // how far to trust it here, from flipnet by-size
           words += ` (on new ${part.cells.length}-cell shapes of random ${size.board} boards it is wrong ${(100 * size.error).toFixed(0)}% of the time, ${size.shapes} measured)`;
@@ -475,6 +513,10 @@
     if (page.busy) return;
     page.focusBoard = fromKeyboard;  // the played move's row and domino go: the board takes the focus
     if (page.game) {
+      if (!live()) {
+        $("status").textContent = "This is an earlier move of the game: go to its last (→, or its last row) to play on.";
+        return;
+      }
       if (gameOver() || toMove() !== "you") return;
       page.game.plies.push({by: "you", move: m.move, cells: m.cells, position: null, exact: null, network: null});
     }
@@ -517,12 +559,52 @@
     $("opponent").replaceChildren(...Object.entries(game.players).map(([value, name]) => el("option", {value}, name)));
   }
 
+  // The ply a game shows: its last (live), or an earlier one stepped back to
+  function shown(g) { return g.at === null ? g.plies.length : g.at; }
+  function live() { return !page.game || shown(page.game) === page.game.plies.length; }
+  function positionAt(g, k) { return k === 0 ? g.start : g.plies[k - 1].position; }
+
+  function viewAt(k, fromHistory = false) {
+    const g = page.game;
+    if (!g || page.busy) return;
+    k = Math.max(0, Math.min(g.plies.length, k));
+    if (k === shown(g)) return;
+    g.at = k === g.plies.length ? null : k;
+    setText(positionAt(g, k));
+    page.focusBoard = !fromHistory && document.activeElement.closest("#board") !== null;
+    changed(fromHistory);
+  }
+
+  // A record read from a link or a file may lack values: each ply's is asked once the page's
+  // own question is answered, one at a time. The page's next question cancels it; the rest
+  // are asked after that one
+  async function valueRecord() {
+    const g = page.game;
+    const k = [g, ...g.plies].findIndex((p) => p.exact === null);
+    if (k < 0 || page.valuing) return;
+    page.valuing = true;
+    const mine = asked;
+    try {
+      const answer = await ask("/api/position", {game: "flip", position: positionAt(g, k)}, () => {},
+        () => mine !== asked || page.game !== g);
+      if (answer === null || page.game !== g) return;
+      (k ? g.plies[k - 1] : g).exact = answer.value;
+      listRecord();
+    } catch (e) {
+      return;  // cancelled by the page's own next question
+    } finally {
+      page.valuing = false;
+    }
+    if (mine === asked) valueRecord();
+  }
+
   function recordValues() {
     const g = page.game;
     if (!g) return;
     const here = text();
-    const ply = g.plies.length ? g.plies[g.plies.length - 1] : g;
-    if ((ply.position || g.start) !== here) return;
+    const k = shown(g);
+    const ply = k ? g.plies[k - 1] : g;
+    if (positionAt(g, k) !== here) return;
     if (page.exact && page.exact.position === here) ply.exact = page.exact.value;
     if (page.network && page.network.position === here) ply.network = page.network.value;
   }
@@ -531,7 +613,7 @@
     const g = page.game;
     const body = $("record").querySelector("tbody");
     body.replaceChildren();
-    $("undo").disabled = !g || !g.plies.some((p) => p.by === "you") || page.busy;
+    $("undo").disabled = !g || !g.plies.some((p) => p.by === "you") || page.busy || !live();
     $("stop").disabled = !g;
     $("start").disabled = !!g;
     $("save").disabled = !g;
@@ -541,17 +623,28 @@
     const before = [g.exact, ...g.plies.map((p) => p.exact)];
     const mistakes = [];
     g.plies.forEach((p, i) => {
+      // a won position (not 0) left won for the other side (not 0): the win thrown away
       const mistake = before[i] !== null && p.exact !== null && before[i] !== 0 && p.exact !== 0;
       if (mistake) mistakes.push(i + 1);
-      const row = el("tr", {class: mistake ? "mistake" : ""});
-      [String(i + 1), p.by === "you" ? "you" : opponentName(), p.move,
-        p.exact === null ? "…" : String(p.exact), p.network === null ? "…" : String(p.network),
-        mistake ? "mistake: it left a won position lost" : ""].forEach((t) => row.appendChild(el("td", {}, t)));
+      const here = shown(g) === i + 1;
+      const row = el("tr", {class: `${mistake ? "mistake" : ""}${here ? " here" : ""}`});
+      const step = el("button", {type: "button", class: "ply", "aria-label": `show the position after ply ${i + 1}`}, String(i + 1));
+      if (here) step.setAttribute("aria-current", "step");
+      step.onclick = () => viewAt(i + 1);
+      const cell = el("td", {});
+      cell.appendChild(step);
+      row.appendChild(cell);
+      [p.by === "you" ? "you" : opponentName(), p.move, p.exact === null ? "…" : String(p.exact),
+        p.network === null ? "…" : String(p.network),
+        mistake ? `mistake: the win thrown away (it left ${p.exact}; a move to 0 was there)` : ""]
+        .forEach((t) => row.appendChild(el("td", {}, t)));
       body.appendChild(row);
     });
     flipnet.graph($("graph"), [{values: before, cls: "exact"}, {values: [g.network, ...g.plies.map((p) => p.network)], cls: "network"}],
       hidden() ? [] : mistakes);
-    if (gameOver()) {
+    if (!live()) {
+      $("status").textContent = `Ply ${shown(g)} of ${g.plies.length}: ← and → step through the game (its rows too).`;
+    } else if (gameOver()) {
       const loser = toMove();
       $("status").textContent = loser === "you" ? `No move left for you: ${opponentName()} won.` : `No move left for ${opponentName()}: you won!`;
     } else if (!page.busy) {
@@ -561,7 +654,7 @@
 
   function start(loaded) {
     const g = loaded || {start: text(), first: $("first").value, opponent: $("opponent").value, model: page.model,
-      seed: Math.floor(Math.random() * 2 ** 31), plies: []};
+      seed: Math.floor(Math.random() * 2 ** 31), at: null, plies: []};
     g.exact = page.exact && page.exact.position === g.start ? page.exact.value : null;
     g.network = page.network && page.network.position === g.start ? page.network.value : null;
     page.game = g;
@@ -576,6 +669,7 @@
     while (last >= 0 && g.plies[last].by !== "you") last--;
     if (last < 0) return;
     g.plies.length = last;
+    g.at = null;
     setText(last ? g.plies[last - 1].position : g.start);
     changed();
   }
@@ -597,24 +691,69 @@
     try {
       const data = await flipnet.readFile($("load"));
       if (data.format !== "flipnet-explore-game-1" || !Array.isArray(data.plies)) throw new Error("not a flipnet game record");
-      setText(data.start);
-      const g = {start: data.start, first: data.first === "ai" ? "ai" : "you", opponent: data.opponent, model: data.model || page.model,
-        seed: Number(data.seed) || 0, plies: []};
-      for (const p of data.plies) {  // replayed, each move checked against the rules
-        const [a, b] = p.move.split("+").map((cell) => cell.split(",").map(Number));
-        if (![a, b].every(([r, c]) => page.cells[r * page.cols + c] === 1) || Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) !== 1) {
-          throw new Error(`move ${p.move} is not legal there`);
-        }
-        apply([a, b]);
-        g.plies.push({by: p.by === "ai" ? "ai" : "you", move: p.move, cells: [a, b], position: text(), exact: p.exact ?? null,
-          network: p.network ?? null});
-      }
+      const pairs = data.plies.map((p) => String(p.move).split("+").map((cell) => cell.split(",").map(Number)));
+      const g = replay({start: data.start, first: data.first, opponent: data.opponent, model: data.model, seed: data.seed}, pairs);
+      g.plies.forEach((p, i) => Object.assign(p, {by: data.plies[i].by === "ai" ? "ai" : "you",
+        exact: data.plies[i].exact ?? null, network: data.plies[i].network ?? null}));
+      setText(positionAt(g, g.plies.length));  // the game as it was left
       start(g);
       $("status").textContent = "game loaded";
     } catch (e) {
       $("status").textContent = `cannot load it: ${e.message}`;
     }
     $("load").value = "";
+  }
+
+  // A game from its start and moves ([[r, c], [r, c]] each), every move checked against
+  // the rules; the board left at its start
+  function replay(record, pairs) {
+    setText(String(record.start));
+    const first = record.first === "ai" ? "ai" : "you";
+    const g = {start: text(), first, opponent: page.players[record.opponent] ? record.opponent : "perfect",
+      model: record.model || page.model, seed: Number(record.seed) || 0, at: null, loaded: true, exact: null,
+      network: null, plies: []};
+    pairs.forEach(([a, b], i) => {
+      const move = `${a}+${b}`;
+      const inside = [a, b].every((cell) => Array.isArray(cell) && cell.length === 2 && cell.every(Number.isInteger) &&
+        cell[0] >= 0 && cell[0] < page.rows && cell[1] >= 0 && cell[1] < page.cols);
+      if (!inside || ![a, b].every(([r, c]) => page.cells[r * page.cols + c] === 1) ||
+          Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) !== 1) {
+        throw new Error(`move ${i + 1} (${move}) is not legal there`);
+      }
+      apply([a, b]);
+      const by = (i % 2 === 0) === (first === "you") ? "you" : "ai";
+      g.plies.push({by, move, cells: [a, b], position: text(), exact: null, network: null});
+    });
+    setText(g.start);
+    return g;
+  }
+
+  // A game from a link (`writeUrl`): the same game at the same ply, or what is wrong with it
+  function openLinkedGame(params) {
+    const before = {rows: page.rows, cols: page.cols, cells: [...page.cells]};
+    try {
+      setText(params.get("start"));
+      const g = replay({start: params.get("start"), first: params.get("first"), opponent: params.get("vs"),
+        seed: params.get("seed")}, movesOf(params.get("moves"), page.cols));
+      const at = Number(params.get("at") ?? g.plies.length);
+      g.at = Number.isInteger(at) && at >= 0 && at < g.plies.length ? at : null;
+      setText(positionAt(g, shown(g)));
+      page.game = g;
+      changed(true);
+    } catch (e) {
+      try { setText(params.get("start")); } catch (_) { Object.assign(page, before); }  // its start, if it reads
+      $("text-error").textContent = `the address's game cannot be shown: ${e.message}`;
+      changed(false, true);
+    }
+  }
+
+  // The address of what the page shows (a position, or a game at a ply), to copy
+  function share() {
+    const link = $("share-link");
+    link.value = location.href;
+    link.hidden = false;
+    link.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(location.href).then(() => { $("status").textContent = "link copied"; }, () => {});
   }
 
   // --- wiring -----------------------------------------------------------------------
@@ -631,7 +770,8 @@
       if (page.model === page.defaultModel) page.model = named;
       page.defaultModel = named;
       for (const m of list) {
-        const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${m.board}${m.size_free ? " and any board" : ""}${m.source === "trained here" ? ", trained here" : ""})`);
+        const reach = m.size_free ? "any board, by component" : `${m.board} only`;
+        const option = el("option", {value: m.name}, `${m.name} (${m.kind}, ${reach}${m.source === "trained here" ? ", trained here" : ""})`);
         if (m.best) option.textContent = `best: ${option.textContent}`;
         select.appendChild(option);
       }
@@ -650,8 +790,12 @@
       const m = modelList.find((x) => x.name === option.value);
       if (!m) continue;
       option.disabled = !readsBoard(m) && option.value !== page.model;
-      option.title = m.error || (readsBoard(m) ? "" : `reads ${m.board} boards only`);
+      option.title = m.error || `reads ${m.reads}`;
     }
+    const chosen = modelList.find((x) => x.name === page.model);
+    const off = modelList.filter((m) => !m.error && !readsBoard(m)).map((m) => m.name);
+    $("model-reach").textContent = chosen && chosen.reads ? `${chosen.name} reads ${chosen.reads}.` +
+      (off.length ? ` Not offered on this board: ${off.join(", ")} (each reads its own board only).` : "") : "";
     const ply = $("ply");
     ply.disabled = !hasOnePly();
     ply.checked = page.ply && !ply.disabled;
@@ -681,15 +825,20 @@
     $("cancel").onclick = () => { if (page.asking) flipnet.cancel(page.asking.question); };
     $("start").onclick = () => start();
     $("undo").onclick = undo;
-    $("back").onclick = () => history.back();
-    $("forward").onclick = () => history.forward();
+    $("back").onclick = () => (page.game ? viewAt(shown(page.game) - 1) : history.back());
+    $("forward").onclick = () => (page.game ? viewAt(shown(page.game) + 1) : history.forward());
+    $("share").onclick = share;
     window.addEventListener("popstate", fromHistory);
     document.addEventListener("keydown", (event) => {
       const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName) ||
         document.activeElement.closest("#board");  // the board's own arrow keys
-      if (typing || event.altKey || event.ctrlKey || event.metaKey || page.game) return;
-      if (event.key === "ArrowLeft") { event.preventDefault(); history.back(); }
-      if (event.key === "ArrowRight") { event.preventDefault(); history.forward(); }
+      if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
+      const step = {ArrowLeft: -1, ArrowRight: 1}[event.key];
+      if (!step) return;
+      event.preventDefault();
+      if (page.game) viewAt(shown(page.game) + step);  // a game's plies
+      else if (step < 0) history.back();
+      else history.forward();
     });
     $("stop").onclick = stop;
     $("hints").onchange = draw;
@@ -718,5 +867,5 @@
   wire();
   $("text").value = text();  // the board at once; its first questions once the server's model is known
   draw();
-  models().then(() => changed(false, true));
+  models().then(() => (page.linkedGame ? openLinkedGame(page.linkedGame) : changed(false, true)));
 })();

@@ -17,9 +17,20 @@
     return p;
   }
 
-  // A position as the game writes it, else why not (checked before it is drawn or asked)
+  // A position as the game writes it, else why not (checked before it is drawn or asked,
+  // or written into the address): a position past the page's limits is one, and says so
   function problem(game, text) {
-    const {form, form_words: words} = GAMES[game];
+    const {form, form_words: words, limits = {}} = GAMES[game];
+    const title = GAMES[game].title.replace(/ \(.*\)$/, "");
+    if (/^\d+(,\d+)*$/.test(text) && (limits.heaps || limits.objects)) {
+      const heaps = text.split(",").map(Number);
+      const total = heaps.reduce((a, b) => a + b, 0);
+      if (limits.heaps && heaps.length > limits.heaps) return `${title} here has at most ${limits.heaps} heaps, not ${heaps.length}`;
+      if (limits.objects && total > limits.objects) {
+        return `${title} here holds at most ${limits.objects.toLocaleString("en")} objects in all, not ${total.toLocaleString("en")} ` +
+          `(\`flipnet value ${game}\` values any size)`;
+      }
+    }
     return new RegExp(`^(?:${form})$`).test(text) ? null
       : `${JSON.stringify(text.slice(0, 40))} is not a ${game} position: write ${words}`;
   }
@@ -109,6 +120,7 @@
     const row = el("div", {class: "heaps"});
     heaps.forEach((h, i) => {
       const heap = el("span", {class: "heap", "data-heap": i + 1});
+      heap.appendChild(el("small", {}, `#${i + 1}`));  // the number a move names (COUNT@HEAP)
       heap.appendChild(el("b", {}, String(h)));
       for (let k = 0; k < Math.min(h, 60); k++) heap.appendChild(el("i"));
       row.appendChild(heap);
