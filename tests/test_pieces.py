@@ -157,6 +157,25 @@ def test_a_piece_goes_on_from_a_checkpoint_of_its_own_search_until_it_is_answere
     assert piece_checkpoint(tmp_path, child) != piece_checkpoint(tmp_path, "1" + child[1:])
 
 
+def test_what_one_worker_proves_reaches_the_pieces_another_starts_after_it(tmp_path):
+    """On a cluster each worker keeps a table of its own; through the pieces' directory
+    each hands the others its largest facts after a piece and reads theirs before its
+    next search, so a piece another worker answered costs a small part of a search here.
+    Facts of another search (here: another mirror rule) are not read."""
+    child = "0111111/1111111/1111111/1111111"
+    settings = Settings(workers=1, endgame="off", progress=False)
+    truth = flipnet.value(child, moves=False).value
+    alone = ask_piece(Engine(settings), child, truth)  # no directory: from nothing
+    first = ask_piece(Engine(settings), child, truth, tmp_path)  # one worker
+    assert first["positions"] == alone["positions"] and len(list(tmp_path.glob("facts-*.npz"))) == 1
+    other = Engine(settings)  # another worker
+    helped = ask_piece(other, child, truth, tmp_path)
+    assert helped["is"] and other.search().shared.taken > 0 and helped["positions"] * 10 < alone["positions"]
+    unlike = Engine(settings.replace(mirror=False))
+    ask_piece(unlike, child, truth, tmp_path)
+    assert unlike.search().shared.taken == 0
+
+
 def test_a_process_keeps_to_the_memory_it_is_given(monkeypatch):
     assert memory_limit("3G") == 3 << 30 and usable_memory(memory_limit("3G")) <= 3 << 30
     assert usable_memory(123456789) <= 123456789

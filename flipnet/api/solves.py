@@ -160,8 +160,11 @@ def _in_pieces(engine, board, state, kept, scheduler, piece_checkpoints, workers
         result, report = engine.in_pieces(board, state, scheduler=scheduler, workers=workers, checkpoint=kept,
                                           place=place, moves=moves, progress=progress)
     finally:
-        if place is not None and place.is_dir() and not any(place.iterdir()):
-            place.rmdir()  # no piece left a search of its own to go on from
+        if place is not None and place.is_dir():
+            for facts in place.glob("facts-*.npz"):  # what the workers handed each other: of this solve only
+                facts.unlink(missing_ok=True)
+            if not any(place.iterdir()):
+                place.rmdir()  # no piece left a search of its own to go on from
     if kept is None:
         return LongSolve(result, report)
     return LongSolve(result, report, kept.path, pieces=len(kept.pieces()), pieces_read=read)

@@ -66,6 +66,10 @@ def ask_piece(engine, text, target, place=None):
     before = search.report()["positions"]
     if own is not None:
         engine.use_checkpoint(engine.checkpoint(own, text))
+        if search.shared is None:  # the cluster's workers hand each other their facts there
+            from flipnet.solve.cram.shared import SharedFacts
+
+            search.shared = SharedFacts(place)
     try:
         if game.n_cells <= WORD_CELLS:
             answer = {"is": search.value_is(state, game.rows, game.cols, target)}
@@ -76,6 +80,7 @@ def ask_piece(engine, text, target, place=None):
             search.use_checkpoint(None)
     if own is not None:
         own.unlink(missing_ok=True)
+        search.shared.give(search, time.perf_counter() - started)
     return {**answer, "positions": search.report()["positions"] - before,
             "seconds": round(time.perf_counter() - started, 3)}
 

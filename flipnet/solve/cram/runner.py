@@ -217,6 +217,8 @@ class CheckpointedRuns:
     def _run_alone(self, kernel, *args, watch=None):
         """Run a kernel; with a checkpoint, pause it every so often to write one, and ask
         again (the table keeps what it found, so it goes on from there)."""
+        if self.shared is not None:  # what the cluster's other workers proved since the last search
+            self.shared.take(self)
         if self.checkpoint is None:
             return self._run_once(kernel, *args, watch=watch)
         if self._restored is None or self._restored[0] is not self.tt or self._restored[1] is not self.wide_tt:

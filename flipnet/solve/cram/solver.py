@@ -82,6 +82,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         self._told_building = False  # told that the database will be built as the command ends
         self.checkpoint = None  # a `checkpoint.Checkpoint` the searches keep their facts in
         self._restored = None  # the tables (table, wide table) the checkpoint's facts were written into
+        self.shared = None  # a `shared.SharedFacts`: other workers' facts, read before each search
 
     def value(self, cells):
         """The nimber of the position made of these (row, col) cells."""
