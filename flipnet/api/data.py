@@ -8,6 +8,7 @@ from flipnet.api import arguments
 from flipnet.base.errors import BadInput, BadType, FlipnetError
 from flipnet.datasets import DATASETS, SampledDataset, read_split, read_table, ready
 from flipnet.datasets.sampled import read as read_sample
+from flipnet.solve.parts import WORD_CELLS
 
 __all__ = ["Dataset", "load_dataset", "unpack"]
 
@@ -25,7 +26,7 @@ def unpack(states, rows: int, cols: int) -> np.ndarray:
     rows, cols = arguments.shape_of((rows, cols))
     array = np.asarray(states)
     if array.dtype.kind == "O":  # Python ints past 64 bits, or not numbers at all
-        raise BadInput("unpack takes bit boards of at most 64 cells, as integers")
+        raise BadInput(f"unpack takes bit boards of at most {WORD_CELLS} cells, as integers")
     states = arguments.bit_boards(array.reshape(-1), rows, cols).reshape(-1, 1)
     shifts = np.arange(rows * cols, dtype=np.uint64)
     return ((states >> shifts) & np.uint64(1)).astype(np.uint8).reshape(-1, rows, cols)

@@ -571,7 +571,7 @@
     if (k === shown(g)) return;
     g.at = k === g.plies.length ? null : k;
     setText(positionAt(g, k));
-    page.focusBoard = !fromHistory && document.activeElement.closest("#board") !== null;
+    page.focusBoard = !fromHistory && Boolean(document.activeElement && document.activeElement.closest("#board"));
     changed(fromHistory);
   }
 
