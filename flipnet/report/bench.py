@@ -447,6 +447,7 @@ def bench_start(bench):
         ours, f"floor, a process importing numpy: {floor:.3f} s{beside}")
     if bench.against is not None:
         bench.row("flipnet value flip", "the flipnet of --against", _start_seconds(first, python=bench.against), ours)
+    _start_floor(bench)
     header("a flip line's value and winning moves: 2,000 random 20-cell strings")
     from flipnet.solve.engine import Engine, Settings
     from flipnet.solve.kayles import line_value_and_winning_moves
@@ -458,6 +459,20 @@ def bench_start(bench):
     search, _ = timed(lambda: [cram.winning_moves(c) for c in cells])
     kayles, _ = timed(lambda: [line_value_and_winning_moves(s, 20) for s in states])
     bench.row("2,000 lines of 20", "Cram search (before)", search, kayles, "Dawson's Kayles")
+
+
+def _start_floor(bench, board="1111111/1111111/1111111/1111111/1111111"):
+    """What a first answer of the search spends before and beside its search, part by part
+    (5x7, the README's example; the best of 3 processes for each part): what can go, goes
+    (a question's command leaves without the interpreter's teardown, `flipnet.__main__`)."""
+    runs = [_child_json("start-parts", board, timeout=600) for _ in range(3)]
+    parts = {name: min(run[name] for run in runs) for name in runs[0]}
+    python = timed(lambda: subprocess.run([*CHILD, "nothing"], check=True), 5)[0]
+    whole = _start_seconds(["value", "flip", board, "--no-moves"], repeat=3)
+    print(f"  the start of `flipnet value flip <5x7> --no-moves` ({whole:.3f} s, best of 3), part by part (best of "
+          f"3 processes each): Python itself {python:.3f} s; " +
+          "; ".join(f"{name} {seconds:.3f} s" for name, seconds in parts.items()), flush=True)
+    bench.measured["start parts 5x7"] = {"whole": whole, "python": python, **parts}
 
 
 def _start_seconds(argv, eager=False, repeat=5, env=None, python=None):

@@ -36,6 +36,10 @@ def _print_peak():
     print(f"peak_kb {kb}", file=sys.stderr, flush=True)
 
 
+def nothing():
+    """The floor of every process: Python started (with this module) and ended."""
+
+
 def numpy():
     """The floor of a command's start: a process that imports NumPy and ends."""
     import numpy  # noqa: F401
@@ -89,6 +93,45 @@ def cram_random(n, density, count, limit):
                  "max": float(np.max(times)) if answered else None})
 
 
+def start_parts(board):
+    """Seconds of each part of a first answer's start, in the order a command meets them:
+    NumPy, Numba and flipnet's modules imported, Numba's runtime started (its first
+    compiled call, loaded from the cache), the search's modules imported (each kernel a
+    Numba dispatcher made) and the endgame database opened, the search's kernels loaded
+    (a board of 21 cells), and the search of `board` itself."""
+    import time
+
+    marks = [("start", time.perf_counter())]
+
+    def mark(name):
+        marks.append((name, time.perf_counter()))
+
+    import numpy as np
+
+    mark("numpy imported")
+    import numba  # noqa: F401
+
+    mark("numba imported")
+    import os
+
+    import flipnet.cli  # noqa: F401
+    from flipnet.api.positions import value
+    from flipnet.solve.cram.bits import move_count
+    from flipnet.solve.engine import Engine, Settings
+
+    mark("flipnet's modules imported")
+    move_count(np.uint64(3), 1, 2)
+    mark("Numba's runtime started")
+    engine = Engine(Settings.from_environment(os.environ).replace(progress=False))
+    engine.load_endgame()
+    mark("the search's modules (64 kernels declared) and the endgame database")
+    value("1111111/1111111/1111111", moves=False, engine=engine)
+    mark("search kernels loaded (3x7)")
+    value(board, moves=False, engine=engine)
+    mark("the search")
+    _print_json({name: round(t - before, 4) for (_, before), (name, t) in zip(marks, marks[1:])})
+
+
 def _print_json(value):
     import json
 
@@ -96,7 +139,7 @@ def _print_json(value):
 
 
 PROGRAMS = {"flipnet": flipnet, "numpy": numpy, "solve-5x5": solve_5x5, "convmem-steps": convmem_steps,
-            "cram-random": cram_random}
+            "cram-random": cram_random, "start-parts": start_parts, "nothing": nothing}
 
 
 if __name__ == "__main__":
