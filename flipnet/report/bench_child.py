@@ -95,10 +95,10 @@ def cram_random(n, density, count, limit):
 
 def start_parts(board):
     """Seconds of each part of a first answer's start, in the order a command meets them:
-    NumPy, Numba and flipnet's modules imported, Numba's runtime started (its first
-    compiled call, loaded from the cache), the search's modules imported (each kernel a
-    Numba dispatcher made) and the endgame database opened, the search's kernels loaded
-    (a board of 21 cells), and the search of `board` itself."""
+    NumPy, Numba and flipnet's modules imported; the search's modules imported (each
+    kernel a Numba dispatcher made) and the endgame database opened; Numba's runtime
+    started and the search's kernels loaded from the cache (a board of 21 cells); and the
+    search of `board` itself."""
     import time
 
     marks = [("start", time.perf_counter())]
@@ -106,7 +106,7 @@ def start_parts(board):
     def mark(name):
         marks.append((name, time.perf_counter()))
 
-    import numpy as np
+    import numpy  # noqa: F401
 
     mark("numpy imported")
     import numba  # noqa: F401
@@ -114,21 +114,18 @@ def start_parts(board):
     mark("numba imported")
     import os
 
-    import flipnet.cli  # noqa: F401
-    from flipnet.api.positions import value
-    from flipnet.solve.cram.bits import move_count
+    from flipnet import games
     from flipnet.solve.engine import Engine, Settings
+    from flipnet.solve.position import value_of
 
     mark("flipnet's modules imported")
-    move_count(np.uint64(3), 1, 2)
-    mark("Numba's runtime started")
     engine = Engine(Settings.from_environment(os.environ).replace(progress=False))
     engine.load_endgame()
     mark("the search's modules (64 kernels declared) and the endgame database")
-    value("1111111/1111111/1111111", moves=False, engine=engine)
-    mark("search kernels loaded (3x7)")
-    value(board, moves=False, engine=engine)
-    mark("the search")
+    for text in ("1111111/1111111/1111111", board):
+        game = games.for_position("flip", text)
+        value_of(game, game.parse(text), engine)
+        mark("Numba's runtime started, the search's kernels loaded (3x7)" if text != board else "the search")
     _print_json({name: round(t - before, 4) for (_, before), (name, t) in zip(marks, marks[1:])})
 
 
