@@ -557,6 +557,10 @@ def test_a_game_is_reviewed_shared_and_opened_at_the_same_move(page, url):
                            ".some((row) => row.children[3].textContent === '…')", timeout=60000)
     exact = [int(rows.nth(i).locator("td").nth(3).text_content()) for i in range(len(positions))]
     assert exact == [flipnet.value(p).value for p in positions]
+    page.wait_for_function("() => ![...document.querySelectorAll('#record tbody tr')]"
+                           ".some((row) => row.children[4].textContent === '…')", timeout=60000)
+    network = [int(rows.nth(i).locator("td").nth(4).text_content()) for i in range(len(positions))]
+    assert network == flipnet.load_model("best").predict(positions).tolist()  # the network's, beside the truth
     assert [i + 1 for i in range(len(positions)) if "mistake" in (rows.nth(i).get_attribute("class") or "")] == [mistake]
     assert "the win thrown away" in rows.nth(mistake - 1).text_content()
     page.locator("body").click(position={"x": 2, "y": 2})

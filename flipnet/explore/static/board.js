@@ -85,7 +85,7 @@
       recordValues();
       draw();
       if (page.game && live() && !gameOver() && toMove() === "ai") aiMove();
-      else if (page.game && page.game.loaded) valueRecord();
+      else if (page.game) valueRecord();
     } catch (e) {
       if (stale()) return;
       page.asking = null;
@@ -575,23 +575,33 @@
     changed(fromHistory);
   }
 
-  // A record read from a link or a file may lack values: each ply's is asked once the page's
-  // own question is answered, one at a time. The page's next question cancels it; the rest
-  // are asked after that one
+  // A record may lack values: a game read from a link or a file, or a ply whose answer came
+  // after the next move. Once the page's own question is answered, each missing one is
+  // asked, one at a time: the exact ones first (questions: the page's next question
+  // cancels this one, and the rest are asked after it), then the network's
   async function valueRecord() {
     const g = page.game;
-    const k = [g, ...g.plies].findIndex((p) => p.exact === null);
-    if (k < 0 || page.valuing) return;
+    const all = [g, ...g.plies];
+    const k = all.findIndex((p) => p.exact === null);
+    const n = all.findIndex((p) => p.network === null && !p.networkAsked);
+    if ((k < 0 && n < 0) || page.valuing) return;
     page.valuing = true;
     const mine = asked;
     try {
-      const answer = await ask("/api/position", {game: "flip", position: positionAt(g, k)}, () => {},
-        () => mine !== asked || page.game !== g);
-      if (answer === null || page.game !== g) return;
-      (k ? g.plies[k - 1] : g).exact = answer.value;
+      if (k >= 0) {
+        const answer = await ask("/api/position", {game: "flip", position: positionAt(g, k)}, () => {},
+          () => mine !== asked || page.game !== g);
+        if (answer === null || page.game !== g) return;
+        all[k].exact = answer.value;
+      } else {
+        all[n].networkAsked = true;  // once: a model that cannot value it says so in the page's own view
+        const answer = await get("/api/model", {name: page.model, position: positionAt(g, n), ply: page.ply && hasOnePly() ? 1 : 0});
+        if (page.game !== g) return;
+        all[n].network = answer.value;
+      }
       listRecord();
     } catch (e) {
-      return;  // cancelled by the page's own next question
+      return;  // cancelled by the page's own next question, or a model's refusal
     } finally {
       page.valuing = false;
     }
