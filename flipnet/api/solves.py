@@ -113,10 +113,7 @@ def standing(checkpoint: str | Path, board: str | None = None, *, engine: Engine
     engine = default_engine() if engine is None else engine
     if board is not None:
         board = _board(board, "standing")[0]
-    path = _path(checkpoint)
-    if path.is_dir():
-        raise BadInput(f"checkpoint {path} is a directory, not a checkpoint file")
-    return engine.standing(path, board)
+    return engine.standing(_path(checkpoint), board)
 
 
 def _board(position, what):
@@ -129,18 +126,18 @@ def _board(position, what):
 
 
 def _path(path):
+    """A checkpoint's path, refused in one line where it cannot be one."""
     if not isinstance(path, (str, PathLike)):
         raise BadType(f"checkpoint is a file's path, not {type(path).__name__}")
+    if Path(path).is_dir():
+        raise BadInput(f"checkpoint {path} is a directory, not a checkpoint file")
     return Path(path)
 
 
 def _kept(engine, path, text):
     """The checkpoint of `text` at `path`, checked before the work: a file there can be
     written, the disk has room, and a file already there is of this board."""
-    path = _path(path)
-    if path.is_dir():
-        raise BadInput(f"checkpoint {path} is a directory, not a checkpoint file")
-    kept = engine.checkpoint(path, text)
+    kept = engine.checkpoint(_path(path), text)
     kept.check_place()
     return kept
 

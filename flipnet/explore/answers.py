@@ -14,6 +14,7 @@ from flipnet.games import registry
 from flipnet.api.models import load_model, models
 from flipnet.api.positions import value
 from flipnet.base.errors import FlipnetError
+from flipnet.solve.parts import groups
 from flipnet.solve.position import searched, tabled
 
 MAX_TEXT = 1000  # characters of a position's text
@@ -270,20 +271,9 @@ def _by_component(models_, model, board, state, text, one_ply, refused):
 
 
 def _parts(cells):
-    """The components of a set of full cells: the groups joined by sides, of two cells or more."""
-    left, out = set(map(tuple, cells)), []
-    while left:
-        group, todo = set(), [left.pop()]
-        while todo:
-            r, c = todo.pop()
-            group.add((r, c))
-            for near in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if near in left:
-                    left.remove(near)
-                    todo.append(near)
-        if len(group) > 1:
-            out.append(sorted(group))
-    return sorted(out)
+    """The components of a set of full cells (`parts.groups` of two cells or more), each
+    as its cells in order."""
+    return sorted(sorted(group) for group in groups(map(tuple, cells)) if len(group) > 1)
 
 
 def _box_text(cells):
