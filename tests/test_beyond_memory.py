@@ -12,6 +12,7 @@ from flipnet.nn.components.lookup import ShapeLookup
 from flipnet.nn.components.oneply import mex_distribution, one_hot, one_ply, option_distributions
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 from test_components import reference_components
 
 # Values, not the Numba path (test_train.py and test_parallel.py compile networks with it):
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("python_linker_module")
 
 def exact_component_values(keys):
     """Independent values of shapes: the Cram solver on each key's cells."""
-    solver = CramSolver(progress=False, tt_log=16)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     out = []
     for key in np.asarray(keys, np.uint64).tolist():
         h, w = (key >> 52) & 63, key >> 58

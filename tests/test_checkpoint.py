@@ -21,6 +21,7 @@ from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.checkpoint import Checkpoint, facts_of
 from flipnet.solve.cram.standing import in_a_line
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
 BOARD = "/".join(["1" * 9] * 4)  # 4x9: over a second of search, 37 winning moves
 SMALL = "/".join(["1" * 5] * 4)
@@ -80,7 +81,7 @@ def test_a_solve_killed_in_the_middle_goes_on_from_its_checkpoint(tmp_path):
 
 
 def test_the_facts_kept_are_those_of_the_largest_components():
-    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     solver.value(cells(SMALL))
     every = np.sort(np.bitwise_count(facts_of(solver.tt)[0]))[::-1]
     largest = np.bitwise_count(facts_of(solver.tt, most=50)[0])
@@ -89,7 +90,7 @@ def test_the_facts_kept_are_those_of_the_largest_components():
 
 def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
     path = tmp_path / "c.ckpt"
-    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     solver.use_checkpoint(Checkpoint(path, SMALL))
     value = solver.value(cells(SMALL))
     solver.checkpoint.save(solver.tt, solver.wide_tt)
@@ -105,10 +106,10 @@ def test_another_questions_or_a_damaged_checkpoint_is_refused(tmp_path):
         read("111/111")
     with pytest.raises(FlipnetError, match="is of another mirror rule"):
         read(SMALL, mirror=True)
-    fresh = CramSolver(progress=False, tt_log=16, mirror=False)
+    fresh = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     fresh.use_checkpoint(Checkpoint(path, SMALL))
     assert fresh.value(cells(SMALL)) == value and fresh.report()["positions"] < solver.report()["positions"]
-    for log in (12, 18):  # the table's size is no part of it: a fact holds in any table
+    for log in (19, 24):  # the table's size is no part of it: a fact holds in any table
         other = CramSolver(progress=False, tt_log=log, mirror=False)
         other.use_checkpoint(Checkpoint(path, SMALL))
         assert other.value(cells(SMALL)) == value and other.report()["positions"] < solver.report()["positions"]
@@ -150,7 +151,7 @@ def test_a_checkpoint_moved_to_another_search_names_the_flipnet_that_goes_on_fro
     which flipnet wrote the facts (version and commit); a file written before that record
     was kept is read as before, and a damaged record is refused."""
     path = tmp_path / "c.ckpt"
-    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     solver.use_checkpoint(Checkpoint(path, SMALL))
     solver.value(cells(SMALL))
     solver.checkpoint.save(solver.tt, solver.wide_tt)
@@ -193,7 +194,7 @@ def test_a_checkpoint_moved_to_another_search_names_the_flipnet_that_goes_on_fro
 def test_the_work_of_a_run_is_counted_once_however_often_it_writes_and_reads(tmp_path):
     """Each write records the runs before this one and this one's total so far; a run that
     reads the file again after its own writes (its table grown) does not count itself twice."""
-    solver = CramSolver(progress=False, tt_log=16, mirror=False)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     checkpoint = Checkpoint(tmp_path / "c.ckpt", SMALL)
     checkpoint.bind(solver.endgame, False)
     checkpoint.read()

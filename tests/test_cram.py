@@ -8,13 +8,16 @@ import time
 
 import numpy as np
 import pytest
+from crowded_tables import crowd, keys_of_one_bucket, lines
 
 from flipnet.base.errors import FlipnetError
+from flipnet.base.kernels import njit
 from flipnet.games import FlipGame
 from flipnet.solve import table
-from flipnet.solve.cram import CramSolver, bits, components, search
+from flipnet.solve.cram import MIN_TABLE_LOG, CramSolver, bits, components, entries, search
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.cram.keys import shape_cols, shape_rows
+from flipnet.solve.cram.wide import wide
 from flipnet.solve.kayles import dawson_kayles
 
 # Published nimbers of full rectangles (docs/sources.md): Dawson's Kayles for 1 x n,
@@ -57,7 +60,8 @@ def test_random_positions_match_the_table(solver, rows, cols, seed):
 
 
 def test_random_5x5_positions_match_the_table(table_5x5):
-    game, fresh = FlipGame(5, 5), CramSolver(progress=False, tt_log=18)  # a small, crowded table
+    game, fresh = FlipGame(5, 5), CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
+    crowd(fresh, free=2)  # two slots a bucket left: a crowded table
     for state in np.random.default_rng(4).integers(0, 1 << 25, size=400).tolist():
         assert fresh.value(game.cells(state)) == table_5x5[state]
 
@@ -69,10 +73,12 @@ def test_any_number_of_workers_gives_the_values_and_moves_of_the_table_and_of_on
     entries are replaced while they use it), more threads than cores included: the
     values and the winning moves never depend on their race."""
     game = FlipGame(5, 5)
-    many = CramSolver(progress=False, tt_log=14, workers=workers, mirror=False)
+    many = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, workers=workers, mirror=False)
+    crowd(many)
     for state in np.random.default_rng(5).integers(0, 1 << 25, size=300).tolist():
         assert many.value(game.cells(state)) == table_5x5[state], game.format(state)
-    one = CramSolver(progress=False, tt_log=14, mirror=False)
+    one = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
+    crowd(one)
     rng = np.random.default_rng(6)
     for rows, cols in ((6, 6), (7, 7), (6, 8)):
         for k in range(40):
@@ -84,13 +90,14 @@ def test_any_number_of_workers_gives_the_values_and_moves_of_the_table_and_of_on
     for rows, cols in ((4, 7), (3, 10)):  # full boards, without the mirror rule's shortcut
         assert many.value(full(rows, cols)) == one.value(full(rows, cols)) == PUBLISHED[rows, cols]
     assert all(stats[search.NODES] > 0 for stats in many._worker_stats[:2])  # the work was shared
+    assert sum(stats[search.REPLACED] for stats in many._worker_stats) > 0
     assert len(many._worker_stats) == workers
 
 
 def test_the_endgame_database_answers_what_the_search_would():
     endgame = Endgame.build(boxes=((2, 6), (3, 4)))
-    with_db = CramSolver(endgame=endgame, progress=False, tt_log=16)
-    without = CramSolver(progress=False, tt_log=16)
+    with_db = CramSolver(endgame=endgame, progress=False, tt_log=MIN_TABLE_LOG)
+    without = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     game = FlipGame(4, 6)
     for state in np.random.default_rng(7).integers(0, 1 << 24, size=200).tolist():
         assert with_db.value(game.cells(state)) == without.value(game.cells(state))
@@ -101,65 +108,82 @@ def test_the_endgame_database_answers_what_the_search_would():
         assert endgame.data[endgame.boxes[1, 2] + state] == values[state]
 
 
-def test_a_full_table_forgets_small_components_and_stays_exact(table_5x5):
-    """With 2^8 slots the table replaces entries all the time (the smallest component of a
-    full neighbourhood goes); the values must not change."""
-    from flipnet.solve.cram import search
-
-    game, tiny = FlipGame(5, 5), CramSolver(progress=False, tt_log=8)
-    for state in np.random.default_rng(5).integers(0, 1 << 25, size=150).tolist():
+def test_a_crowded_table_forgets_small_components_and_stays_exact(table_5x5):
+    """With one slot a bucket left the table replaces entries all the time (the smallest
+    component of a full bucket goes); the values must not change."""
+    game, tiny = FlipGame(5, 5), CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
+    crowd(tiny)
+    rng = np.random.default_rng(5)
+    for _ in range(150):  # positions of four cells in five: large components, many facts
+        state = sum(1 << i for i in range(25) if rng.random() < 0.8)
         assert tiny.value(game.cells(state)) == table_5x5[state]
     assert tiny.stats[search.REPLACED] > 0
 
 
-def test_a_full_neighbourhood_loses_its_smallest_component():
-    from flipnet.solve.cram import search
-
-    log = 3  # 8 slots: every probe sees the whole table
-    tt = np.zeros((8, 2), np.uint64)
-    stats = np.zeros(8, np.int64)
-    sizes = [9, 4, 7, 12, 2, 6, 10, 5]  # cells of the components stored first
-    for size in sizes:
-        search.tt_store(tt, log, np.uint64((1 << size) - 1), 1 * 128 + size, 1, stats)
-    assert stats[search.REPLACED] == 0 and sorted(search.stored_keys(tt).tolist()) == sorted((1 << k) - 1 for k in sizes)
-    search.tt_store(tt, log, np.uint64((1 << 11) - 1), 1 * 128 + 11, 2, stats)
+def test_a_full_bucket_loses_its_smallest_component():
+    log, shape = 19, 8 << 7 | 8
+    keys = keys_of_one_bucket(shape, log, 9)
+    assert set(lines(keys, shape, log).tolist()) == {0}  # one bucket: the mix's inverse is right
+    tt, stats = np.zeros((1 << log, 1), np.uint64), np.zeros(8, np.int64)
+    for key in keys[:8]:
+        entries.tt_store(tt, log, key, shape, 1, stats)
+    assert stats[search.REPLACED] == 0 and sorted(entries.stored_facts(tt)[0].tolist()) == sorted(keys[:8].tolist())
+    entries.tt_store(tt, log, keys[8], shape, 2, stats)
+    smallest = min(keys[:8].tolist(), key=lambda k: bin(k).count("1"))
     assert stats[search.REPLACED] == 1
-    assert (1 << 2) - 1 not in search.stored_keys(tt).tolist()  # the 2-cell one went
-    assert sorted(search.stored_keys(tt).tolist()) == sorted((1 << k) - 1 for k in [9, 4, 7, 12, 11, 6, 10, 5])
+    assert sorted(entries.stored_facts(tt)[0].tolist()) == sorted(set(keys.tolist()) - {smallest})
+    assert entries.tt_value(entries.tt_probe(tt, log, keys[8], shape)) == 2
 
 
-def test_a_table_entry_keeps_its_nimber_and_the_values_excluded():
-    """Two words an entry: the key, then the shape, the nimber and the excluded values
-    packed in one; a value excluded beyond what an entry holds is forgotten, never wrong."""
-    from flipnet.solve.cram import search
+@pytest.mark.parametrize("log", [19, 24, 30])
+def test_a_word_keeps_any_key_whole_with_its_nimber_or_the_values_excluded(log):
+    """Random keys of every shape a word's box can have: each probe gives back what was
+    stored (the values excluded below log - 13: those beyond are forgotten, never wrong),
+    and the key comes back whole from its word and slot, as a checkpoint reads it."""
+    rng = np.random.default_rng(log)
+    tt, stats = entries_table(log), np.zeros(8, np.int64)
+    shapes = [h << 7 | w for h in range(1, 65) for w in range(1, 65) if h * w <= 64]
+    kept, held = (1 << (log - 13)) - 1, {}
+    for _ in range(3000):
+        shape = int(rng.choice(shapes))
+        key = int(rng.integers(1, 1 << min(63, shape_rows(shape) * shape_cols(shape)), dtype=np.uint64))
+        if rng.random() < 0.4:
+            value = int(rng.integers(0, 33))
+            entries.tt_store(tt, log, np.uint64(key), shape, value, stats)
+            held[key, shape] = value
+        else:
+            excluded = int(rng.integers(1, 1 << 32))
+            entries.tt_exclude_set(tt, log, np.uint64(key), shape, np.uint64(excluded), stats)
+            if not isinstance(held.get((key, shape)), int) and excluded & kept:
+                held[key, shape] = frozenset(v for v in range(32) if excluded >> v & 1 and v < log - 13) | \
+                    held.get((key, shape), frozenset())
+    for (key, shape), fact in held.items():
+        meta = entries.tt_probe(tt, log, np.uint64(key), shape)
+        excluded = {v for v in range(64) if int(entries.tt_excluded(meta)) >> v & 1}
+        assert (entries.tt_value(meta), excluded) == ((fact, set()) if isinstance(fact, int) else (-1, set(fact)))
+    keys, metas = entries.stored_facts(tt)
+    assert sorted(zip(keys.tolist(), (int(m) & 0xFFFF for m in metas))) == sorted(held)
 
-    tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
-    key, shape = np.uint64(0b110111), 2 * 128 + 3
-    search.tt_exclude_set(tt, 3, key, shape, np.uint64(1 << 3), stats)
-    search.tt_exclude_set(tt, 3, key, shape, np.uint64((1 << 31) | (1 << 40)), stats)
-    meta = search.tt_probe(tt, 3, key, shape)
-    assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == (1 << 3) | (1 << 31)
-    search.tt_store(tt, 3, key, shape, 5, stats)
-    meta = search.tt_probe(tt, 3, key, shape)
-    assert search.tt_value(meta) == 5 and search.tt_excluded(meta) == (1 << 3) | (1 << 31)
-    assert search.tt_probe(tt, 3, key, shape + 1) == 0 and stats[search.STORES] == 1
+
+def entries_table(log):
+    return np.zeros((1 << log, 1), np.uint64)
 
 
 def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
     """Entry by entry, what the search stored (a nimber, the values shown not to be it)
     after values and winning moves (questions for a target value) of random 5x5 positions
     holds for the table DP: a wrong fact would stay silent until a later question read it."""
-    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=16, mirror=False)
+    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     for state in np.random.default_rng(8).integers(0, 1 << 25, size=200).tolist():
         solver.winning_moves(game.cells(state))
-    metas = solver.tt[(solver.tt[:, search.META] & np.uint64(0xFFFF)) != 0, search.META]
     known = excluding = 0
-    for key, meta in zip(search.stored_keys(solver.tt).tolist(), metas):
+    for key, meta in zip(*(a.tolist() for a in entries.stored_facts(solver.tt))):
         shape = int(meta) & 0xFFFF  # the entry's shape word
         h, w = shape_rows(shape), shape_cols(shape)
         assert h <= 5 and w <= 5
         state = sum(1 << (i // w * 5 + i % w) for i in range(h * w) if key >> i & 1)
-        nimber, value, excluded = int(table_5x5[state]), search.tt_value(meta), int(search.tt_excluded(meta))
+        nimber, value, excluded = int(table_5x5[state]), search.tt_value(np.uint64(meta)), \
+            int(search.tt_excluded(np.uint64(meta)))
         assert value in (-1, nimber) and not excluded >> nimber & 1, (game.format(state), value, bin(excluded))
         known, excluding = known + (value >= 0), excluding + (excluded != 0)
     assert known > 100 and excluding > 100
@@ -171,7 +195,8 @@ def test_a_question_for_some_values_gives_the_nimber_whenever_it_is_one_of_them(
     not (a nimber not wanted may come back, and then it is the true one). Asked on the
     components of random 5x5 positions for random sets, in a small table that forgets,
     value by value, by sets for small values only (as shipped), and by sets everywhere."""
-    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=12, mirror=False)
+    game, solver = FlipGame(5, 5), CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
+    crowd(solver)
     solver.control[search.SETS] = sets_up_to
     rng = np.random.default_rng(10)
     answers = {"nimber": 0, "not in the set": 0}
@@ -201,32 +226,47 @@ def test_a_set_of_values_xored_with_a_value_is_each_value_xored():
             assert int(search.xor_set(np.uint64(values), np.int64(x))) == expected
 
 
-def test_an_entry_whose_two_words_come_from_different_writes_reads_as_absent():
-    """Two searches sharing the table may write one slot at once: a key word and a meta
-    word of different writes must not pass for an entry, least of all one of the same
-    shape whose meta word says another value."""
-    from flipnet.solve.cram import search
+@njit(cache=True)
+def _wide_store(tt, lo, shape, value):
+    entries.tt_store(tt, 3, wide(lo, np.uint64(1)), shape, value, np.zeros(8, np.int64))
 
-    shape = 3 * 128 + 3
-    a, b = np.uint64(0b111101111), np.uint64(0b111111011)  # two components of one 3x3 frame
+
+@njit(cache=True)
+def _wide_exclude(tt, lo, shape, values):
+    entries.tt_exclude_set(tt, 3, wide(lo, np.uint64(1)), shape, values, np.zeros(8, np.int64))
+
+
+@njit(cache=True)
+def _wide_probe(tt, lo, shape):
+    return entries.tt_probe(tt, 3, wide(lo, np.uint64(1)), shape)
+
+
+def test_a_wide_entry_whose_words_come_from_different_writes_reads_as_absent():
+    """Two searches sharing the wide table may write one slot at once: a key word and a
+    meta word of different writes must not pass for an entry, least of all one of the same
+    shape whose meta word says another value. (A one-word entry is written at once.)"""
+    shape, words = 9 * 128 + 9, entries.WIDE_ENTRY_WORDS
+    a, b = np.uint64(0b111101111), np.uint64(0b111111011)  # low words of two 81-cell keys of one 9x9 box
     tables = []
     for key, value in ((a, 1), (b, 2)):
-        tt, stats = np.zeros((8, 2), np.uint64), np.zeros(8, np.int64)
-        search.tt_store(tt, 3, key, shape, value, stats)
+        tt = np.zeros((8, words), np.uint64)
+        _wide_store(tt, key, shape, value)
         tables.append(tt)
-    i, j = (int(np.flatnonzero(tt[:, search.META])[0]) for tt in tables)  # where a and b went
-    assert search.tt_value(search.tt_probe(tables[0], 3, a, shape)) == 1
-    for key_word, meta_word in ((tables[0][i, search.KEY], tables[1][j, search.META]),
-                                (tables[1][j, search.KEY], tables[0][i, search.META])):
+    i, j = (int(np.flatnonzero(tt[:, entries.META])[0]) for tt in tables)  # where a and b went
+    assert search.tt_value(_wide_probe(tables[0], a, shape)) == 1
+    for key_word, meta_word in ((tables[0][i, entries.KEY], tables[1][j, entries.META]),
+                                (tables[1][j, entries.KEY], tables[0][i, entries.META])):
         torn = tables[0].copy()
-        torn[i] = key_word, meta_word  # in a's slot, one word of each write
-        assert search.tt_probe(torn, 3, a, shape) == 0
-    torn[i] = tables[0][i, search.KEY], tables[0][i, search.META] | (np.uint64(1) << np.uint64(40))  # half updated
-    assert search.tt_probe(torn, 3, a, shape) == 0
-    stats = np.zeros(8, np.int64)
-    search.tt_exclude_set(torn, 3, a, shape, np.uint64(1), stats)  # an update of a torn slot starts afresh
-    meta = search.tt_probe(torn, 3, a, shape)
+        torn[i, entries.KEY], torn[i, entries.META] = key_word, meta_word  # in a's slot, one word of each write
+        assert _wide_probe(torn, a, shape) == 0
+    torn[i, entries.META] = tables[0][i, entries.META] | (np.uint64(1) << np.uint64(40))  # half updated
+    torn[i, entries.KEY] = tables[0][i, entries.KEY]
+    assert _wide_probe(torn, a, shape) == 0
+    _wide_exclude(torn, a, shape, np.uint64(1))  # an update of a torn slot starts afresh
+    meta = _wide_probe(torn, a, shape)
     assert search.tt_value(meta) == -1 and search.tt_excluded(meta) == 1
+    _wide_exclude(torn, a, shape, np.uint64((1 << 3) | (1 << 31) | (1 << 40)))  # the wide table keeps 32 values
+    assert search.tt_excluded(np.uint64(_wide_probe(torn, a, shape))) == 1 | (1 << 3) | (1 << 31)
 
 
 def test_the_loader_keeps_the_database_it_finds_unless_told(tmp_path):
@@ -240,8 +280,8 @@ def test_the_loader_keeps_the_database_it_finds_unless_told(tmp_path):
 
 
 def test_the_mirror_rule_changes_no_value():
-    with_rule = CramSolver(progress=False, tt_log=16)
-    without = CramSolver(progress=False, tt_log=16, mirror=False)
+    with_rule = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
+    without = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     rng = np.random.default_rng(8)
     for rows, cols in ((4, 4), (4, 6), (3, 4), (5, 4), (3, 5)):
         for _ in range(40):  # half-turn symmetric positions: a random half and its image
@@ -255,13 +295,13 @@ def test_the_mirror_rule_changes_no_value():
 def test_a_board_the_mirror_rule_answers_takes_no_table():
     """The full 8x8 board's value is the mirror rule's 0 at once: its table (8.6 GB, mapped
     for 19 s) is neither grown nor mapped. Its moves are searched: they grow it as before."""
-    solver = CramSolver(progress=False, tt_log=12, grow_table=True)
-    assert solver.value(full(8, 8)) == 0 and solver.tt_log == 12
-    assert solver.value(full(8, 8) - {(0, 0), (7, 7)}) == 0 and solver.tt_log == 12
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
+    assert solver.value(full(8, 8)) == 0 and solver.tt_log == MIN_TABLE_LOG
+    assert solver.value(full(8, 8) - {(0, 0), (7, 7)}) == 0 and solver.tt_log == MIN_TABLE_LOG
     value, moves = solver.move_values(full(4, 4))
     assert value == 0 and solver.tt_log == 20  # the smallest table a search is given
     assert sorted(v for _, v in moves) == sorted(
-        CramSolver(progress=False, tt_log=12, mirror=False).value(full(4, 4) - set(domino)) for domino, _ in moves)
+        CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False).value(full(4, 4) - set(domino)) for domino, _ in moves)
 
 
 def test_winning_moves_are_the_moves_to_zero(solver):
@@ -284,7 +324,7 @@ def test_a_2x2_block_of_twin_corners_splits_where_its_horizontal_links_are_cut()
     pieces = {frozenset(divmod(b, 4) for b in range(16) if int(out[k]) >> b & 1)
               for k in range(bits.reduced_split(mask, 4, 4, out, stack))}
     assert pieces == {frozenset({(0, 3), (0, 2), (1, 2), (2, 2)}), frozenset({(1, 1), (2, 1), (2, 0), (3, 0)})}
-    solver = CramSolver(progress=False, tt_log=12)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     assert solver.value(cells) == solver.value(pieces.pop()) ^ solver.value(pieces.pop())
 
 
@@ -351,14 +391,14 @@ def test_canonical_form_ignores_place_and_symmetry():
 def test_a_growing_solver_takes_the_large_table_for_a_large_component(monkeypatch):
     import flipnet.solve.cram.tables as cram
 
-    monkeypatch.setattr(cram, "table_log", lambda cells, side: 14 if cells >= 12 else 10)
+    monkeypatch.setattr(cram, "table_log", lambda cells, side: 22 if cells >= 12 else MIN_TABLE_LOG)
     game, values = FlipGame(3, 4), table(FlipGame(3, 4))
-    growing, fixed = CramSolver(progress=False, tt_log=10, grow_table=True), CramSolver(progress=False, tt_log=10)
+    growing, fixed = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True), CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     assert growing.value(game.cells(0b011101110111)) == values[0b011101110111]  # 9 cells: stays
-    assert growing.tt.shape[0] == 1 << 10
+    assert growing.tt.shape[0] == 1 << MIN_TABLE_LOG
     assert growing.value(full(3, 4)) == values[(1 << 12) - 1] == fixed.value(full(3, 4))  # 12 cells: grows
-    assert growing.tt.shape[0] == 1 << 14 and growing.tt_log == 14 and fixed.tt.shape[0] == 1 << 10
-    assert growing.value(full(2, 4)) == 0 and growing.tt_log == 14  # a smaller one later: the table stays
+    assert growing.tt.shape[0] == 1 << 22 and growing.tt_log == 22 and fixed.tt.shape[0] == 1 << MIN_TABLE_LOG
+    assert growing.value(full(2, 4)) == 0 and growing.tt_log == 22  # a smaller one later: the table stays
 
 
 def test_a_table_takes_at_most_half_the_machine_s_memory(monkeypatch):
@@ -441,7 +481,7 @@ def test_the_table_grows_with_the_search():
     for side in (2, 3, 5, 6):
         logs = [table_log(cells, side) for cells in range(2, 65)]
         assert logs == sorted(logs) and MIN_TABLE_LOG <= logs[0] and logs[-1] <= MAX_TABLE_LOG
-    assert table_log(2, 5) == MIN_TABLE_LOG and table_log(64, 5) == table_log(64, 6) == MAX_TABLE_LOG
+    assert table_log(2, 3) == MIN_TABLE_LOG and table_log(64, 5) == table_log(64, 6) == MAX_TABLE_LOG
     assert table_log(42, 3) < table_log(42, 5) < table_log(42, 6)  # a thick box visits more positions
 
 
@@ -492,7 +532,7 @@ def test_the_table_is_zeroed_in_small_pages_as_it_is_touched():
         pytest.skip("NumPy's large arrays get no 2 MB pages here either")
     assert found["ours"]["THPeligible"] == "0" and found["ours"]["AnonHugePages"] == "0"
     assert tables["ours"].sum() == 7 * 128 and tables["ours"].flags.writeable
-    solver = CramSolver(progress=False, tt_log=16)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     assert mapping_of(solver.tt.ctypes.data + solver.tt.nbytes // 2)["THPeligible"] == "0"
 
 
@@ -558,7 +598,7 @@ def test_callers_in_two_threads_share_one_solver_safely(table_5x5):
     import threading
 
     game, values = FlipGame(5, 5), table_5x5
-    shared = CramSolver(progress=False, tt_log=18)
+    shared = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     states = np.random.default_rng(12).integers(0, 1 << 25, size=(2, 600)).tolist()
     answers = [[], []]
 
@@ -582,14 +622,14 @@ def test_a_position_far_beyond_tables_is_the_xor_of_its_pieces():
         r0, c0 = 4 * (i // 4), 5 * (i % 4)
         cells |= {(r0 + r, c0 + c) for r, c in game.cells(s)}
         expected ^= int(values[s])
-    assert CramSolver(progress=False, tt_log=16).value(cells) == expected
+    assert CramSolver(progress=False, tt_log=MIN_TABLE_LOG).value(cells) == expected
 
 
 def test_limits_and_time_outs():
     with pytest.raises(FlipnetError, match="a component of 129 cells spans 3x43; the solver takes "
                                            "components whose box has at most 128 cells"):
         components(full(3, 43))
-    hard = CramSolver(progress=False, tt_log=16, timeout=0.2)
+    hard = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, timeout=0.2)
     # the kernel's first call loads it from Numba's cache: under load, past the stop's grace
     with pytest.raises(FlipnetError, match=r"no answer within --timeout 0.2 s "
                                            r"\(([\d,]+ positions? searched|the search had not begun)"):
@@ -614,7 +654,7 @@ def _patient(seconds):
 def test_a_time_limit_holds_for_every_search_of_a_question_together():
     """`flipnet value --timeout`: the value's search and each component's moves share one
     limit, where `timeout` gives each search its own."""
-    solver = CramSolver(progress=False, tt_log=10, timeout=1.5)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, timeout=1.5)
     solver._run(_patient(1.0))
     solver._run(_patient(1.0))  # 2 s in all: each search is within its own 1.5 s
     start = time.perf_counter()
@@ -636,7 +676,7 @@ def test_a_time_limit_or_a_cancel_ends_the_mapping_of_a_large_table_too(monkeypa
     if tuple(int(x) for x in os.uname().release.split(".")[:2]) < (5, 14):
         pytest.skip("this kernel cannot map a table's pages ahead")
     monkeypatch.setattr(memory, "POPULATE_CHUNK", 1 << 20)
-    solver = CramSolver(progress=False, tt_log=10)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     table = memory.zeroed_table(1 << 18, 2)  # 4 MB, four chunks
     with solver.time_limit(60):
         assert solver._map(table, huge_pages=False)
@@ -661,7 +701,7 @@ def test_a_search_waiting_for_a_kernel_left_behind_hears_a_cancel_and_its_time_l
     from flipnet.base.errors import Cancelled, TimedOut
 
     started = []
-    solver = CramSolver(progress=False, tt_log=10, compile_in_background=started.append)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, compile_in_background=started.append)
     release = threading.Event()
     left = threading.Thread(target=release.wait, args=(60,), daemon=True)
     left.start()
@@ -680,7 +720,7 @@ def test_a_search_waiting_for_a_kernel_left_behind_hears_a_cancel_and_its_time_l
     assert time.perf_counter() - begin < 2.5 and started == [False] and left.is_alive()
     release.set()
     left.join()
-    assert solver.value(board) == CramSolver(progress=False, tt_log=10, mirror=False).value(board)
+    assert solver.value(board) == CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False).value(board)
     assert solver.supervisor.left == []
 
 
@@ -688,7 +728,7 @@ def test_inside_a_time_limit_a_missing_endgame_database_is_not_built(tmp_path, m
     """Building it takes about 20 s, longer than most limits: the search goes on without
     it, and the timeout says so; outside a limit it is built as before."""
     monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))
-    solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, auto_endgame=True)
     with solver.time_limit(0.3), pytest.raises(
             FlipnetError, match=r"^no answer within --timeout 0.3 s \(.*; without the endgame database, "
                                 r"which is not built yet: `flipnet endgame` builds it once, in about 20 s\)$"):
@@ -703,7 +743,7 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
     import flipnet.solve.cram.tables as cram
 
     small = Endgame.build(boxes=((2, 3), (3, 3)))
-    solver = CramSolver(progress=False, tt_log=16, auto_endgame=True)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, auto_endgame=True)
     monkeypatch.setattr(solver, "use_endgame", lambda largest=None: setattr(solver, "endgame", small))
     monkeypatch.setattr(cram, "LARGE_ENDGAME_FROM", 12)
     assert solver.value(full(2, 5)) == 1 and capsys.readouterr().err == ""  # 10 cells: no word
@@ -715,10 +755,10 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
         "flipnet: a component of 42 cells, and the endgame database holds boxes of at most 9 cells: the "
         "30-cell one answers such boards several times faster (`make endgame-large` or `flipnet endgame "
         "--cells 30`: once, under a minute, 3.5 GB)"]  # once, not at every question
-    largest = CramSolver(progress=False, tt_log=10, auto_endgame=True)
+    largest = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, auto_endgame=True)
     largest.endgame = Endgame(np.zeros(1, np.uint8), [(5, 6, 0), (2, 15, 0)])  # its boxes only are read
     assert not largest._wants_larger_endgame()
-    assert not CramSolver(progress=False, tt_log=10, endgame=small)._wants_larger_endgame()  # not a command's
+    assert not CramSolver(progress=False, tt_log=MIN_TABLE_LOG, endgame=small)._wants_larger_endgame()  # not a command's
 
 
 @pytest.mark.slow
@@ -739,7 +779,7 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
             time.sleep(0.8)
             return True
 
-    solver = CramSolver(progress=True, tt_log=10)
+    solver = CramSolver(progress=True, tt_log=MIN_TABLE_LOG)
     solver._run(Compiling())
     shown = capsys.readouterr().err
     assert supervisor.COMPILING in shown and "search:" in shown
@@ -747,7 +787,7 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
     solver._run(Compiling())  # another kernel of the same solver: said once, the second so
     shown = capsys.readouterr().err
     assert supervisor.COMPILING not in shown and supervisor.COMPILING_MORE in shown
-    CramSolver(progress=True, tt_log=10)._run(lambda ctx: time.sleep(0.5) or True)  # a plain function: no line
+    CramSolver(progress=True, tt_log=MIN_TABLE_LOG)._run(lambda ctx: time.sleep(0.5) or True)  # a plain function: no line
     assert supervisor.COMPILING not in capsys.readouterr().err
 
 
@@ -758,7 +798,7 @@ def test_a_kernel_that_cannot_hear_a_stop_is_left_behind_and_the_next_call_waits
     next call starts only once that kernel has ended (they share the table). The compile
     goes on in a process of its own, so that it survives this one."""
     started = []
-    solver = CramSolver(progress=False, tt_log=10, timeout=0.3, compile_in_background=started.append)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, timeout=0.3, compile_in_background=started.append)
     ended = threading.Event()
 
     def deaf(ctx):  # a kernel's signature: its arguments, then the solver's context
@@ -801,7 +841,7 @@ def test_a_borrowed_array_writes_through_to_the_array_it_borrows():
 def test_straight_lines_alone_never_call_for_the_endgame_database(tmp_path, monkeypatch):
     """Kayles' closed form values them: a board of long straight runs builds no database."""
     monkeypatch.setenv("FLIPNET_CACHE", str(tmp_path))
-    solver = CramSolver(progress=False, tt_log=10, auto_endgame=True)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, auto_endgame=True)
     runs = [(r, c) for r in (0, 2, 4) for c in range(40)]  # three runs of 40 cells
     assert solver.value(runs) == dawson_kayles(40) ^ dawson_kayles(40) ^ dawson_kayles(40)
     assert list(tmp_path.iterdir()) == [] and solver.auto_endgame
@@ -816,11 +856,11 @@ def test_warm_compiles_the_kernels_a_question_needs():
     import sys
 
     code = ("from numba import typeof\n"
-            "from flipnet.solve.cram import CramSolver, search, warm\n"
+            "from flipnet.solve.cram import MIN_TABLE_LOG, CramSolver, search, warm\n"
             "kernels = (search.nimbers_of, search.moves_to, search.values_of_positions)\n"
             "before = [len(k.signatures) for k in kernels]\n"
             "warm.compile_kernels(with_endgame=False)\n"
-            "ctx = typeof(CramSolver(progress=False, tt_log=10).ctx)\n"
+            "ctx = typeof(CramSolver(progress=False, tt_log=MIN_TABLE_LOG).ctx)\n"
             "print(before, [any(s[-1] == ctx for s in k.signatures) for k in kernels])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr

@@ -83,7 +83,7 @@ def snake(rows, cols):
 @pytest.mark.parametrize("rows, cols", [(3, 22), (11, 11), (5, 25), (3, 42)])
 def test_a_path_bent_into_a_wide_box_is_worth_dawson_s_kayles(rows, cols):
     path = snake(rows, cols)
-    solver = CramSolver(progress=False, tt_log=16)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     assert solver.value(path) == dawson_kayles(len(path))
     assert wide_facts(solver) > 0  # searched as a wide component
 
@@ -91,10 +91,10 @@ def test_a_path_bent_into_a_wide_box_is_worth_dawson_s_kayles(rows, cols):
 @pytest.mark.parametrize("cols", [33, 41, 64])
 def test_two_row_boards_past_one_word(cols):
     board = {(r, c) for r in range(2) for c in range(cols)}
-    assert CramSolver(progress=False, tt_log=16).value(board) == cols % 2
+    assert CramSolver(progress=False, tt_log=MIN_TABLE_LOG).value(board) == cols % 2
     if cols < 40:  # an even board without the mirror rule: searched
         board -= {(0, cols - 1), (1, cols - 1)}
-        assert CramSolver(progress=False, tt_log=16, mirror=False).value(board) == 0
+        assert CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False).value(board) == 0
 
 
 def test_a_two_row_board_takes_a_table_of_megabytes_whatever_its_length():
@@ -138,7 +138,7 @@ def ladders_and_children():
     out = []
     for seed, cols, rungs in LADDERS:
         cells = ladder(seed, cols, rungs)
-        out.append((cells, {move: CramSolver(progress=False, tt_log=14).value(left)
+        out.append((cells, {move: CramSolver(progress=False, tt_log=MIN_TABLE_LOG).value(left)
                             for move, left in children(cells).items()}))
     return out
 
@@ -149,7 +149,7 @@ def test_wide_positions_are_the_mex_of_their_children_each_valued_alone(ladders_
     """Value, winning moves and every move's value against the mex of the children."""
     for cells, after in ladders_and_children:
         assert any(h * w > 64 for _, h, w in components(cells))
-        solver = CramSolver(progress=False, tt_log=16, workers=workers)
+        solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, workers=workers)
         value, moves = solver.winning_moves(cells)
         assert wide_facts(solver) > 0  # searched as a wide component
         assert value == mex(list(after.values()))
@@ -165,7 +165,7 @@ def test_where_a_wide_solve_stands_agrees_with_each_child_valued_alone(ladders_a
     for k, (cells, after) in enumerate(ladders_and_children):
         cols = max(c for _, c in cells) + 1
         board = "/".join("".join("1" if (r, c) in cells else "0" for c in range(cols)) for r in range(3))
-        solver = CramSolver(progress=False, tt_log=16)
+        solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
         solver.use_checkpoint(Checkpoint(tmp_path / f"{k}.ckpt", board))
         value = solver.value(cells)
         solver.save_checkpoint()
@@ -199,7 +199,7 @@ def test_with_a_wide_component_the_two_tables_share_the_memory_one_would_take(mo
     monkeypatch.setattr(cram, "usable_memory", lambda limit=None: 2 * ENTRY_BYTES << 21)
     solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
     assert solver.value({(r, c) for r in range(2) for c in range(33)}) == 1
-    assert solver.tt_log == 20 and solver.wide_log == 19
+    assert solver.tt_log == 20 and solver.wide_log == 18
     assert solver.tt.nbytes + solver.wide_tt.nbytes == ENTRY_BYTES << 21  # a half of the half each
 
 
@@ -210,14 +210,14 @@ def cells_of_board(board):
 def test_a_wide_board_keeps_its_wide_facts(tmp_path):
     """A box of more than 64 cells: its facts are in the wide table, saved beside the others."""
     path, board = tmp_path / "w.ckpt", "/".join(["1" * 37] * 2)
-    solver = CramSolver(progress=False, tt_log=16)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     solver.use_checkpoint(Checkpoint(path, board))
     value = solver.value(cells_of_board(board))
     solver.checkpoint.save(solver.tt, solver.wide_tt)
     with np.load(path) as f:
         saved = {name: f[name].copy() for name in f.files}
     assert value == 1 and saved["wide_meta"].size > 0 and saved["wide_bits"].shape == (saved["wide_meta"].size, 2)
-    fresh = CramSolver(progress=False, tt_log=16)
+    fresh = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     fresh.use_checkpoint(Checkpoint(path, board))
     assert fresh.value(cells_of_board(board)) == 1 and fresh.report()["positions"] < solver.report()["positions"]
 
@@ -235,11 +235,11 @@ def test_the_wide_kernels_asked_for_small_boxes_give_the_table_s_values(table_5x
     5x5 positions against the exact table, and full boards' values and winning moves
     against the one-word search."""
     game, values = FlipGame(5, 5), table_5x5
-    wide = CramSolver(progress=False, tt_log=16, wide_from=9)
+    wide = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, wide_from=9)
     for state in np.random.default_rng(12).integers(0, 1 << 25, size=200).tolist():
         assert wide.value(game.cells(state)) == values[state], game.format(state)
     assert wide_facts(wide) > 0
-    narrow = CramSolver(progress=False, tt_log=16)
+    narrow = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     for rows, cols in ((4, 6), (3, 9), (5, 5)):
         board = {(r, c) for r in range(rows) for c in range(cols)}
         assert wide.winning_moves(board) == narrow.winning_moves(board)
@@ -248,4 +248,4 @@ def test_the_wide_kernels_asked_for_small_boxes_give_the_table_s_values(table_5x
 def test_a_wide_from_outside_4_to_65_cells_is_refused_in_one_line():
     for cells in (3, 66, "x"):
         with pytest.raises(FlipnetError, match="FLIPNET_WIDE_FROM"):
-            CramSolver(progress=False, tt_log=10, wide_from=cells)
+            CramSolver(progress=False, tt_log=MIN_TABLE_LOG, wide_from=cells)

@@ -16,6 +16,7 @@ from flipnet.games import FlipGame
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
 SMALL = ((2, 6), (3, 4))  # 4096 + 4096 bytes: small enough to build in every test
 FULL_3X4 = 4096 + 4095  # where the full 3x4 board's value (1) is
@@ -77,7 +78,7 @@ def test_a_damaged_database_is_never_read_but_built_again(tmp_path, damage):
     assert endgame.boxes[:, :2].tolist() == [list(b) for b in SMALL]  # the boxes it had, built again
     assert np.array_equal(endgame.data[endgame.boxes[1, 2]:], table(FlipGame(3, 4)))
     assert Endgame.is_built(tmp_path)
-    solver = CramSolver(endgame=endgame, progress=False, tt_log=12)
+    solver = CramSolver(endgame=endgame, progress=False, tt_log=MIN_TABLE_LOG)
     assert solver.value([(r, c) for r in range(3) for c in range(4)]) == table(FlipGame(3, 4))[-1]
 
 
@@ -100,7 +101,7 @@ def test_a_nimber_the_position_cannot_have_never_leaves_the_solver():
     good = Endgame.build(boxes=SMALL)
     data = np.array(good.data)
     data[good.boxes[1, 2] + 4095] = 200
-    solver = CramSolver(endgame=Endgame(data, good.boxes), progress=False, tt_log=12)
+    solver = CramSolver(endgame=Endgame(data, good.boxes), progress=False, tt_log=MIN_TABLE_LOG)
     full = [(r, c) for r in range(3) for c in range(4)]
     with pytest.raises(FlipnetError, match=r"^the search gave nimber 200 to a position of 12 cells, which "
                                            r"allows values below 8: the endgame database"):

@@ -11,6 +11,7 @@ import flipnet
 from flipnet.base.errors import FlipnetError, TimedOut
 from flipnet.games import FlipGame
 from flipnet.solve import table
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
 
 def full(rows, cols):
@@ -110,10 +111,10 @@ def test_a_solver_gives_back_its_tables_and_answers_the_same_after(monkeypatch):
     table back at its first size, empty, and the next answers as before."""
     from flipnet.solve.cram.solver import CramSolver
 
-    solver = CramSolver(progress=False, tt_log=12, grow_table=True)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, grow_table=True)
     board = [(r, c) for r in range(5) for c in range(6)]
     value = solver.value(board)
-    assert solver.tt_log > 12  # grown to the question
+    assert solver.tt_log > MIN_TABLE_LOG  # grown to the question
     solver.release_memory()
-    assert solver.tt_log == 12 and solver.tt.shape[0] == 1 << 12 and not solver.tt.any()
+    assert solver.tt_log == MIN_TABLE_LOG and solver.tt.shape[0] == 1 << MIN_TABLE_LOG and not solver.tt.any()
     assert solver.value(board) == value == 2  # docs/cram.md: 5x6 is 2

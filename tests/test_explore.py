@@ -23,6 +23,7 @@ from conftest import recursive_values
 import flipnet
 from flipnet import games
 from flipnet.games import FlipGame
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +192,7 @@ def test_a_cancel_while_the_first_compile_goes_on_leaves_no_question_waiting_for
     finally:
         release.set()
         compiling.join()
-    expected = CramSolver(progress=False, tt_log=16, mirror=False).value(
+    expected = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False).value(
         {(r, c) for r in range(5) for c in range(5)} - {(0, 0)})
     assert answered(server, "/api/position", {"game": "flip", "position": searched})["value"] == expected
 

@@ -13,6 +13,7 @@ from numba.core import config
 
 from flipnet.base import kernels
 from flipnet.solve.cram import bits, endgame
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -125,11 +126,11 @@ def test_a_first_question_goes_on_while_the_database_is_built(tmp_path, monkeypa
     started = []
     monkeypatch.setattr("flipnet.solve.cram.tables.build_in_background", lambda: started.append(1) or "to come")
     monkeypatch.setattr(endgame, "cache_dir", lambda: tmp_path)
-    solver = CramSolver(auto_endgame=True, progress=False, tt_log=16)
+    solver = CramSolver(auto_endgame=True, progress=False, tt_log=MIN_TABLE_LOG)
     board = [(r, c) for r in range(5) for c in range(6)]  # 30 cells: the database is wanted from 30
     value = solver.value(board)
     assert started and solver.endgame.boxes.size == 0  # asked for, not waited for
-    assert value == CramSolver(progress=False, tt_log=16).value(board)
+    assert value == CramSolver(progress=False, tt_log=MIN_TABLE_LOG).value(board)
     said = capsys.readouterr().err
     assert said.count("will be built in the background") == 1
     solver.value(board[1:])

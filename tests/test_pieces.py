@@ -22,6 +22,7 @@ import flipnet
 from flipnet import games
 from flipnet.base.errors import DamagedFile, FlipnetError
 from flipnet.solve.cram.checkpoint import Checkpoint
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 from flipnet.solve.cram.memory import memory_limit, usable_memory
 from flipnet.solve.cram.pieces import ask_piece, canonical, images, piece_checkpoint, pieces_of
 from flipnet.solve.engine import Engine, Settings
@@ -122,7 +123,7 @@ def test_the_checkpoint_keeps_the_pieces_and_the_facts_each_beside_the_other(tmp
     path = tmp_path / "c.ckpt"
     record = {"01111/01111/11111/11111": {"value": 2, "positions": 10, "seconds": 0.5}}
     Checkpoint(path, board).save_pieces(record)
-    solver = CramSolver(progress=False, tt_log=16)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG)
     solver.use_checkpoint(Checkpoint(path, board))
     solver.value([(r, c) for r in range(4) for c in range(5)])
     facts, _ = solver.checkpoint.save(solver.tt, solver.wide_tt)

@@ -23,7 +23,7 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.engine import value_lane
 
 SPEC = SampledDataset("tiny6x6", 6, 6, (0.4, 0.6), 250, "a small protocol for tests")
-TABLE_LOG = 16
+TABLE_LOG = 19  # the smallest table
 
 
 def small_solver(workers=1):

@@ -18,6 +18,7 @@ from flipnet.games.flip import FlipGame
 from flipnet.solve import table
 from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.checkpoint import Checkpoint
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 from flipnet.solve.cram.pieces import canonical
 from flipnet.solve.cram.standing import standing
 from flipnet.solve.engine import Settings
@@ -30,7 +31,7 @@ BUDGETS = (10, 30, 100, 300, 1000, 3000, 10000, 0)  # positions searched before 
 def stopped_solve(path, game, budget):
     """The checkpoint of a search of the full board stopped after `budget` positions, as a
     stopped command writes it."""
-    solver = CramSolver(progress=False, tt_log=14, mirror=False)
+    solver = CramSolver(progress=False, tt_log=MIN_TABLE_LOG, mirror=False)
     solver.values_of_states(np.array([game.start], np.uint64), game.rows, game.cols, budget=budget)
     checkpoint = Checkpoint(path, game.format(game.start))
     checkpoint.bind(solver.endgame, False)

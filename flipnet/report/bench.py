@@ -556,6 +556,37 @@ def bench_cram_workers(bench):
                                              "cores": cores, **{f"workers_{n}": r for n, r in runs.items()}}
 
 
+# (board, the table's megabytes): a table the board's search crowds, one it nearly fills, one it leaves half empty
+TABLE_USE = ((5, 9, 32), (5, 9, 128), (5, 9, 512))
+
+
+@section("table", long=True)
+def bench_table(bench):
+    """Facts per byte: the same search of a frontier board in tables of a fixed size, this
+    flipnet's and (with --against) the other's, their runs in turn."""
+    print("\n== the search's table: one search of a full board on one worker in a table of a fixed size, "
+          "each in a fresh process; the facts it holds after it, and what each costs (30-cell endgame database)")
+    _cram_prepare(30)
+    sides = [("this flipnet", sys.executable)] + ([("--against", bench.against)] if bench.against else [])
+    print(f"{'board':<6} {'table':>7} {'flipnet':<13} {'entry B':>7} {'facts held':>12} {'B a fact':>8} "
+          f"{'facts a GB':>12} {'positions':>12} {'seconds':>8}")
+    for rows, cols, megabytes in TABLE_USE:
+        label = board_label(rows, cols)
+        if bench.boards is not None and label not in bench.boards:
+            continue
+        for side, python in sides:
+            proc = subprocess.run([python, str(Path(__file__).with_name("bench_child.py")), "table-use", label,
+                                   str(megabytes)], capture_output=True, text=True, timeout=bench.limit or LARGE_LIMIT)
+            if proc.returncode:
+                print(f"{label:<6} {megabytes:>4} MB {side:<13} failed: {proc.stderr.strip()[-200:]}")
+                continue
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(f"{label:<6} {megabytes:>4} MB {side:<13} {r['entry_bytes']:>7} {r['held']:>12,} "
+                  f"{r['table_bytes'] / r['held']:>8.1f} {r['held'] / (r['table_bytes'] / 2**30):>12,.0f} "
+                  f"{r['positions']:>12,} {r['seconds']:>8.2f}", flush=True)
+            bench.measured[f"table {label} {megabytes} MB, {side}"] = r
+
+
 def _peak_mb(program):
     """Peak resident memory of a fresh process running a child program (bench_child.py)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

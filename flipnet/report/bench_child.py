@@ -129,6 +129,39 @@ def start_parts(board):
     _print_json({name: round(t - before, 4) for (_, before), (name, t) in zip(marks, marks[1:])})
 
 
+def table_use(board, megabytes):
+    """One search of the full `board` on one worker with a table of `megabytes`: the
+    positions searched, the facts the table holds after it and the bytes each costs. Run
+    as a file by another flipnet's Python too (`flipnet bench --only table --against`), so
+    it reads either table layout: one word an entry, or the two-word entries of earlier
+    flipnets (a slot held where its meta word, the second, has shape bits)."""
+    import os
+    import time
+
+    import numpy as np
+
+    from flipnet import games
+    from flipnet.solve.engine import Engine, Settings
+    from flipnet.solve.position import value_of
+
+    settings = Settings.from_environment(os.environ).replace(progress=False, workers=1)
+    smallest = Engine(settings).search().tt
+    entry_bytes = smallest.nbytes // smallest.shape[0]
+    log = ((int(megabytes) << 20) // entry_bytes).bit_length() - 1
+    engine = Engine(settings.replace(table_log=log))
+    engine.load_endgame()
+    rows, cols = map(int, board.split("x"))
+    text = "/".join(["1" * cols] * rows)
+    game = games.for_position("flip", text)
+    start = time.perf_counter()
+    value = value_of(game, game.parse(text), engine)
+    seconds = time.perf_counter() - start
+    tt = engine.search().tt
+    held = int(np.count_nonzero(tt[:, 0] if tt.shape[1] == 1 else tt[:, 1] & np.uint64(0xFFFF)))
+    _print_json({"value": int(value), "entry_bytes": int(entry_bytes), "table_bytes": int(tt.nbytes), "held": held,
+                 "positions": engine.report()["positions"], "seconds": round(seconds, 2)})
+
+
 def _print_json(value):
     import json
 
@@ -136,7 +169,8 @@ def _print_json(value):
 
 
 PROGRAMS = {"flipnet": flipnet, "numpy": numpy, "solve-5x5": solve_5x5, "convmem-steps": convmem_steps,
-            "cram-random": cram_random, "start-parts": start_parts, "nothing": nothing}
+            "cram-random": cram_random, "start-parts": start_parts, "table-use": table_use,
+            "nothing": nothing}
 
 
 if __name__ == "__main__":

@@ -42,13 +42,14 @@ from flipnet.base.provenance import commit, version
 from flipnet.solve.cram.bits import canonical, popcount, split
 from flipnet.solve.cram.keys import shape_cols, shape_rows
 from flipnet.solve.cram.limits import CHECKPOINT_SECONDS
-from flipnet.solve.cram.search import META, NARROW, _SHAPE, _stored_key, _tt_write, tt_entry, tt_value
+from flipnet.solve.cram.entries import SHAPE_WORD, table_log, tt_entry, tt_fact, tt_value, tt_write
+from flipnet.solve.cram.search import NARROW
 from flipnet.solve.cram.wide import WIDE_CELLS, load, store, wide
 
 FORMAT = "flipnet-cram-checkpoint-3"
 MAX_FACTS = 1 << 20  # the facts kept: 16 MB at most
 # The files whose code decides what a fact means (keys, table words) or which are true
-SEARCH_FILES = ("search.py", "bits.py", "keys.py", "endgame.py", "wide.py")
+SEARCH_FILES = ("search.py", "entries.py", "bits.py", "keys.py", "endgame.py", "wide.py")
 
 
 def search_version():
@@ -60,27 +61,26 @@ def search_version():
 
 
 @njit(cache=True, nogil=True)
-def _cells_histogram(tt, zero):
+def _cells_histogram(tt, log, zero):
     """How many entries of the table hold a component of each number of cells (keys of
     zero's width)."""
     counts = np.zeros(WIDE_CELLS + 1, np.int64)
     for i in range(tt.shape[0]):
-        meta = tt[i, META]
-        if meta & _SHAPE:
-            counts[popcount(_stored_key(tt, i, meta, zero))] += 1
+        bits, meta = tt_fact(tt, log, i, zero)
+        if meta:
+            counts[popcount(bits)] += 1
     return counts
 
 
 @njit(cache=True, nogil=True)
-def _collect(tt, least, room, out_bits, out_meta, zero):
+def _collect(tt, log, least, room, out_bits, out_meta, zero):
     """The entries of at least `least` cells into out_*, those of exactly `least` cells only
     while `room` of them are left; how many."""
     n = 0
     for i in range(tt.shape[0]):
-        meta = tt[i, META]
-        if not meta & _SHAPE:
+        bits, meta = tt_fact(tt, log, i, zero)
+        if not meta:
             continue
-        bits = _stored_key(tt, i, meta, zero)
         c = popcount(bits)
         if c < least or c == least and room <= 0:
             continue
@@ -96,7 +96,8 @@ def facts_of(table, most=MAX_FACTS, wide_keys=False):
     """(bits, meta) of the table's facts about its largest components: `most` at most,
     the components of the most cells first; bits of a wide table (`wide_keys`) as rows of
     two words. Only while no search writes the table."""
-    counts = _wide_histogram(table) if wide_keys else _cells_histogram(table, np.uint64(0))
+    log = table_log(table)
+    counts = _wide_histogram(table, log) if wide_keys else _cells_histogram(table, log, np.uint64(0))
     kept, least = 0, WIDE_CELLS
     while least > 0 and kept + counts[least] <= most:
         kept += counts[least]
@@ -105,19 +106,19 @@ def facts_of(table, most=MAX_FACTS, wide_keys=False):
     size = kept + min(room, counts[least])
     bits = np.zeros((size, 2) if wide_keys else size, np.uint64)
     meta = np.zeros(size, np.uint64)
-    n = (_wide_collect(table, least, room, bits, meta) if wide_keys else
-         _collect(table, least, room, bits, meta, np.uint64(0)))
+    n = (_wide_collect(table, log, least, room, bits, meta) if wide_keys else
+         _collect(table, log, least, room, bits, meta, np.uint64(0)))
     return bits[:n], meta[:n]
 
 
 @njit(cache=True, nogil=True)
-def _wide_histogram(tt):
-    return _cells_histogram(tt, wide(np.uint64(0), np.uint64(0)))
+def _wide_histogram(tt, log):
+    return _cells_histogram(tt, log, wide(np.uint64(0), np.uint64(0)))
 
 
 @njit(cache=True, nogil=True)
-def _wide_collect(tt, least, room, out_bits, out_meta):
-    return _collect(tt, least, room, out_bits, out_meta, wide(np.uint64(0), np.uint64(0)))
+def _wide_collect(tt, log, least, room, out_bits, out_meta):
+    return _collect(tt, log, least, room, out_bits, out_meta, wide(np.uint64(0), np.uint64(0)))
 
 
 @njit(cache=True)
@@ -127,7 +128,7 @@ def _check_facts(bits, meta):
     rows, trows = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
     parts = np.zeros((64, 2) if bits.ndim == 2 else 64, np.uint64)
     for k in range(meta.size):
-        shape = np.int64(meta[k] & _SHAPE)
+        shape = np.int64(meta[k] & SHAPE_WORD)
         h, w = shape_rows(shape), shape_cols(shape)
         if h < 2 or w < 2 or h > w or h * w > (WIDE_CELLS if bits.ndim == 2 else NARROW):
             return k
@@ -148,10 +149,10 @@ def _check_facts(bits, meta):
 def _restore(tt, log_capacity, bits, meta, stats):
     """Write each fact into the table (a fresh one: its slot is free or its own)."""
     for k in range(meta.size):
-        shape = np.int64(meta[k] & _SHAPE)
+        shape = np.int64(meta[k] & SHAPE_WORD)
         key = load(bits, k)
         i, _ = tt_entry(tt, log_capacity, key, shape, stats)
-        _tt_write(tt, i, key, meta[k])
+        tt_write(tt, log_capacity, i, key, meta[k])
 
 
 class Checkpoint:

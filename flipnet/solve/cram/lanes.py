@@ -69,7 +69,7 @@ class SampleLanes:
         of 2^tt_log entries and no endgame database, in the calling thread: the values,
         and which positions pass the budget, depend on the lane alone (a task on another
         machine gives the same). False if stopped (control[STOP])."""
-        table = zeroed_table(1 << self.tt_log, 2)
+        table = zeroed_table(1 << self.tt_log, 1)
         buffers = search.scratch() if buffers is None else buffers
         ctx = self._context(Endgame.empty(), table, self.tt_log, control, stats, buffers,
                             search.paths() if paths is None else paths, 0)

@@ -5,7 +5,9 @@ from flipnet.base.errors import FlipnetError
 
 SAMPLE_LANES = 2  # a sample's positions dealt to two lanes, one per worker on two cores
 SETS_UP_TO = 1  # the largest value a question may want and still go by sets (docs/cram.md, step 5)
-MIN_TABLE_LOG, MAX_TABLE_LOG = 20, 29  # log2 of a table's entries: 16 MB .. 8.6 GB
+# log2 of a table's entries (8 bytes each): 4 MB .. 8.6 GB; fewer than 2^19 leave an entry too few bits
+# for its key (entries.py)
+MIN_TABLE_LOG, MAX_TABLE_LOG = 19, 30
 CHECKPOINT_SECONDS = 120.0  # between two writes of a checkpoint during a search
 COMPILING = "compiling the solver (once, about half a minute)"  # what a progress line says meanwhile
 COMPILING_MORE = "compiling another part of the solver (once)"  # what a later one says

@@ -19,10 +19,10 @@ answered first and may settle the question at once; the rest are tried cheapest 
 the fewest cells left to search, then the domino nearest the centre, then the fewest
 moves in the largest part.
 
-Proven facts are stored in an open-addressing table keyed by canonical form
-(`bits.canonical`), once per component whatever its place or orientation: its nimber
-when known, and the values it was shown not to have (Lemoine and Viennot keep outcomes
-of component + *n likewise); those also bound the nimber from below. The kernel polls
+Proven facts are stored in a table keyed by canonical form (`bits.canonical`), once per
+component whatever its place or orientation: its nimber when known, and the values it was
+shown not to have (Lemoine and Viennot keep outcomes of component + *n likewise); those
+also bound the nimber from below. `entries.py` keeps each in one word. The kernel polls
 `control[STOP]` once per node, so a time limit or Ctrl-C (set from another thread) ends
 it within microseconds; it then returns ABORT upward.
 
@@ -36,7 +36,7 @@ Several workers may ask one question together (`control[SHARED]`): each has its 
 counters and buffers and publishes the component it asks at each depth (`paths`); near the
 root, a worker leaves for a second sweep the options another one is searching, so N workers
 spread over the first N options not yet answered and meet again in the table. They share the
-table, whose entries are checked so that a slot torn by two writers reads as absent.
+table: an entry is one word, written at once (the wide table's are checked, `entries.py`).
 """
 
 from collections import namedtuple
@@ -48,6 +48,8 @@ from flipnet.solve.cram.bits import (DOMINO_CODE, DOMINO_DISTANCE, DOMINO_END, D
                                      frame_rows, highest_bit_index, horizontal_moves, is_point_symmetric_zero,
                                      lowest_bit_index, move_count, popcount, reduced_split, transpose_rows,
                                      twin_links, vertical_moves)
+from flipnet.solve.cram.entries import (EXCLUDABLE, REPLACED, STORES, tt_exclude_set, tt_excluded,  # noqa: F401
+                                        tt_line, tt_probe, tt_store, tt_value)
 from flipnet.solve.cram.keys import shape_cols, shape_rows, shape_word
 from flipnet.solve.cram.limits import SETS_UP_TO  # control[SETS] unless told (step 5: measured up to 1, 2, 3 and 63)
 from flipnet.solve.cram.memory import borrowed, prefetch
@@ -83,7 +85,7 @@ CANCELLED = 5  # the caller no longer needs the answer (`CramSolver.cancel`)
 PAUSED = 6  # the caller writes a checkpoint, then asks again (`checkpoint.py`)
 DEFER_ABOVE = 16  # depths at which a worker leaves for later an option another one is searching
 # stats[]: what the search reports while it runs
-NODES, TT_HITS, DB_HITS, STORES, REPLACED, DONE = 0, 1, 2, 3, 4, 5
+NODES, TT_HITS, DB_HITS, DONE = 0, 1, 2, 5  # and STORES (3), REPLACED (4): the table counts them (entries.py)
 
 # What a kernel is handed: what the workers of a question share (the endgame database's
 # `db` and `boxes`, the Kayles values, the table of 2^log_capacity entries, the controls)
@@ -95,130 +97,6 @@ SearchContext = namedtuple("SearchContext", "db boxes kayles table log_capacity 
 # own, so that the one-word kernels carry no more words from call to call (the context is
 # passed by value: each word costs, step 7(c) of docs/cram.md).
 WideContext = namedtuple("WideContext", SearchContext._fields + ("wide_table", "wide_log", "wide_u", "wide_i"))
-
-_M1 = np.uint64(0x9E3779B97F4A7C15)
-_M2 = np.uint64(0xC2B2AE3D27D4EB4F)
-_M3 = np.uint64(0x165667B19E3779F9)
-
-
-@njit(cache=True, inline="always")
-def _slot(bits, shape, log_capacity):
-    h = (low(bits) * _M1) ^ (np.uint64(shape) * _M2)
-    if is_wide(bits):
-        h ^= high(bits) * _M3
-    h ^= h >> np.uint64(29)
-    h *= _M1
-    return np.int64(h >> np.uint64(64 - log_capacity))
-
-
-# The table: two words per entry, four entries to a cache line, so a probe reads one line.
-# META: the shape (bits 0-15), the nimber + 1 (bits 16-23, 0: unknown) and the values below
-# 32 shown not to be the nimber (bits 32-63); KEY: the key bits XOR a mix of META. Two
-# searches that share the table may write one slot at once; a key word and a meta word
-# of different writes then fail the check and read as absent (a lost fact costs time,
-# never truth), and an update starts from what the slot holds only when that checks.
-# The wide table's entries have four words: KEY_HIGH the key's high word XOR another mix.
-KEY, META, KEY_HIGH = 0, 1, 2
-_SHAPE = np.uint64(0xFFFF)
-EXCLUDABLE = 32
-
-
-@njit(cache=True, inline="always")
-def _check(meta):
-    """What an entry's key is XORed with: a bijective mix of its meta word."""
-    h = meta * _M1
-    return h ^ (h >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _stored_key(tt, i, meta, bits):
-    """The key an entry holds, checked against its meta word (a mask of bits' width)."""
-    key = like(bits, tt[i, KEY] ^ _check(meta))
-    if is_wide(bits):
-        key |= like(bits, tt[i, KEY_HIGH] ^ _check(meta ^ _M3)) << np.uint64(64)
-    return key
-
-
-@njit(cache=True, inline="always")
-def tt_value(meta):
-    """The nimber an entry's meta word holds, or -1."""
-    return np.int64((meta >> np.uint64(16)) & np.uint64(0xFF)) - 1
-
-
-@njit(cache=True, inline="always")
-def tt_excluded(meta):
-    """The values an entry's component was shown not to have, as bits."""
-    return meta >> np.uint64(32)
-
-
-@njit(cache=True)
-def tt_probe(tt, log_capacity, bits, shape):
-    """The meta word of this component's entry, read once and checked against its key, or
-    0 (nothing known)."""
-    capacity = np.int64(tt.shape[0])
-    i = _slot(bits, shape, log_capacity)
-    for _ in range(8):
-        meta = tt[i, META]
-        s = meta & _SHAPE
-        if s == 0:
-            return np.uint64(0)
-        if s == shape and _stored_key(tt, i, meta, bits) == bits:
-            return meta
-        i = (i + 1) & (capacity - 1)
-    return np.uint64(0)
-
-
-@njit(cache=True)
-def tt_entry(tt, log_capacity, bits, shape, stats):
-    """(slot, meta word) for this component: its entry and what it holds, or a slot to take
-    and a fresh meta word (a full neighbourhood loses its smallest component: every entry
-    is a proven fact, so forgetting one costs time, never truth)."""
-    capacity = np.int64(tt.shape[0])
-    start = _slot(bits, shape, log_capacity)
-    i = start
-    for _ in range(8):
-        meta = tt[i, META]
-        s = meta & _SHAPE
-        if s == shape and _stored_key(tt, i, meta, bits) == bits:
-            return i, meta
-        if s == 0:
-            break
-        i = (i + 1) & (capacity - 1)
-    else:  # replace the smallest component of the neighbourhood: the cheapest to prove again
-        i, j, least = start, start, 129
-        for _ in range(8):
-            c = popcount(_stored_key(tt, j, tt[j, META], bits))
-            if c < least:
-                i, least = j, c
-            j = (j + 1) & (capacity - 1)
-        stats[REPLACED] += 1
-    stats[STORES] += 1
-    return i, np.uint64(shape)
-
-
-@njit(cache=True, inline="always")
-def _tt_write(tt, i, bits, meta):
-    tt[i, KEY] = low(bits) ^ _check(meta)
-    if is_wide(bits):
-        tt[i, KEY_HIGH] = high(bits) ^ _check(meta ^ _M3)
-    tt[i, META] = meta
-
-
-@njit(cache=True)
-def tt_store(tt, log_capacity, bits, shape, value, stats):
-    i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
-    _tt_write(tt, i, bits, (meta & ~np.uint64(0xFF0000)) | (np.uint64(value + 1) << np.uint64(16)))
-
-
-@njit(cache=True)
-def tt_exclude_set(tt, log_capacity, bits, shape, values, stats):
-    """Record that the component's nimber is none of `values` (bits; those below
-    EXCLUDABLE are kept)."""
-    values &= np.uint64(0xFFFFFFFF)
-    if values:
-        i, meta = tt_entry(tt, log_capacity, bits, shape, stats)
-        _tt_write(tt, i, bits, meta | (values << np.uint64(32)))
-
 
 # A wide mask of control[WIDE_FROM] cells or more keeps its facts in the wide table
 # (`wide_key`); any other mask in the table, a narrow key inside a wide search as a word. The one-word kernels
@@ -257,7 +135,7 @@ def _no_prefetch(bits, shape, ctx):
 
 
 def _wide_prefetch(bits, shape, ctx):
-    prefetch(ctx.wide_table, 4 * _slot(bits, shape, ctx.wide_log))
+    prefetch(ctx.wide_table, tt_line(bits, shape, ctx.wide_log))
 
 
 wide_key = by_width(_narrow_key, _wide_key)  # whether a key is the wide table's (False for a word)
@@ -265,12 +143,6 @@ wide_probe = by_width(_no_probe, _wide_probe)  # `tt_probe` of the wide table
 wide_store = by_width(_no_store, _wide_store)  # `tt_store` there
 wide_exclude = by_width(_no_store, _wide_exclude)  # `tt_exclude_set` there
 wide_prefetch = by_width(_no_prefetch, _wide_prefetch)
-
-
-def stored_keys(tt):
-    """The keys of the table's entries (for tests and reports)."""
-    meta = tt[:, META]
-    return (tt[:, KEY] ^ _check(meta))[(meta & _SHAPE) != 0]
 
 
 @njit(cache=True)
@@ -319,7 +191,7 @@ def locate(part, h, w, ctx, rows, trows):
     if wide_key(kb, ks, ctx):
         wide_prefetch(kb, ks, ctx)
     else:
-        prefetch(tt, 2 * _slot(low(kb), ks, log_capacity))
+        prefetch(tt, tt_line(low(kb), ks, log_capacity))
     return IN_TABLE, 0, kb, ks
 
 

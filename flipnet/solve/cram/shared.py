@@ -24,7 +24,8 @@ import numpy as np
 from flipnet.base.files import atomic_path
 from flipnet.base.kernels import njit
 from flipnet.solve.cram.checkpoint import _check_facts, facts_of, search_version
-from flipnet.solve.cram.search import _SHAPE, MIRROR, _tt_write, tt_entry
+from flipnet.solve.cram.entries import SHAPE_WORD, tt_entry, tt_write
+from flipnet.solve.cram.search import MIRROR
 from flipnet.solve.cram.wide import load
 
 SHARED_FACTS = 1 << 18  # the facts a worker hands on after each piece: 4 MB a worker
@@ -36,11 +37,11 @@ def _merge(tt, log_capacity, bits, meta, stats):
     """Write each fact the table holds no entry for; how many were written."""
     written = 0
     for k in range(meta.size):
-        shape = np.int64(meta[k] & _SHAPE)
+        shape = np.int64(meta[k] & SHAPE_WORD)
         key = load(bits, k)
         i, held = tt_entry(tt, log_capacity, key, shape, stats)
         if held == np.uint64(shape):  # a fresh slot: the table knew nothing of this component
-            _tt_write(tt, i, key, meta[k])
+            tt_write(tt, log_capacity, i, key, meta[k])
             written += 1
     return written
 

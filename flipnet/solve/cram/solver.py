@@ -64,7 +64,7 @@ class CramSolver(TableKeeper, SampleLanes, CheckpointedRuns, KernelRunner):
         # what it calls, where given (`engine` gives them): `standing.in_a_line`, the few words of a
         # checkpointed solve's progress line; `warm.start_in_background`, after a limit passed in a compile
         self.standing_line, self.compile_in_background = standing_line, compile_in_background
-        self._empty_tables(tt_log)  # see search.KEY, META
+        self._empty_tables(tt_log)  # see entries.py
         self.kayles = _kayles_table(MAX_FRAME)
         self.control = search.controls(mirror)
         self.control[search.WIDE_FROM] = check_wide_from(wide_from)

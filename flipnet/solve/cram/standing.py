@@ -22,6 +22,7 @@ from flipnet.games.flip import FlipGame
 from flipnet.solve.cram import search
 from flipnet.solve.cram.checkpoint import Checkpoint, search_version
 from flipnet.solve.cram.endgame import Endgame
+from flipnet.solve.cram.limits import MIN_TABLE_LOG
 from flipnet.solve.cram.solver import CramSolver
 from flipnet.solve.cram.symmetry import canonical
 from flipnet.solve.cram.wide import split_words
@@ -84,7 +85,7 @@ def _solver_with_facts(checkpoint, mirror, settings=None):
 
 def _log_for(facts):
     """A table four times the facts, so that restoring them loses none."""
-    return max(12, int(facts).bit_length() + 2)
+    return max(MIN_TABLE_LOG, int(facts).bit_length() + 2)
 
 
 def _component(solver, game, state, part, record):

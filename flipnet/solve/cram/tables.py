@@ -9,6 +9,7 @@ import sys
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
 from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, build_in_background
+from flipnet.solve.cram.entries import ENTRY_BYTES, WIDE_ENTRY_WORDS
 from flipnet.solve.cram.limits import MAX_TABLE_LOG, MIN_TABLE_LOG
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
 from flipnet.solve.parts import MAX_FRAME
@@ -24,25 +25,23 @@ WAITS_FOR_ENDGAME_FROM = 41
 # (docs/cram.md, step 9). Mapping a table costs, and a larger one than the search needs is
 # slower to probe too (5x7 searched 0.50 s with 2^20 or 2^22 entries, and in 0.59 s with
 # 2^26, plus 1.6 s to map it); one too small loses facts it has to find again.
-ENTRY_BYTES = 16  # two words an entry
-WIDE_ENTRY_WORDS = 4  # a wide table's entry: the key's two words, the meta word and one spare (search.KEY_HIGH)
 MIN_WIDE_LOG = 10  # a wide table before any wide component comes: 32 kB
 TABLE_SHARE = 2  # a table takes at most half the usable memory: the database and the rest need theirs
 POPULATE_FROM = 32  # a component this large touches most of the table: map all its pages at once
 SHOWN_TABLE_BYTES = 1 << 30  # a table this large may take seconds to map: a bar says so
-# From this table (log2 of its entries) on, the pages are 2 MB: fewer TLB misses pay for the
-# seconds the system may take to find them (4x11, 2^24: 7.1 s in 4 kB pages, 8.4 s in 2 MB;
-# 6x7, 2^25: 2 MB pages 1.5-2 s faster in all, docs/cram.md step 6)
-HUGE_PAGES_FROM = 25
+# From a table of this many bytes on, the pages are 2 MB: fewer TLB misses pay for the
+# seconds the system may take to find them (4x11, 256 MB: 7.1 s in 4 kB pages, 8.4 s in 2 MB;
+# 6x7, 512 MB: 2 MB pages 1.5-2 s faster in all, docs/cram.md step 6)
+HUGE_PAGES_FROM = 512 << 20
 
 
 # By the box's shorter side, at most: ((at most these cells, log2 of the table's entries),
 # ...), and the log beyond the last of them
 TABLE_SIZES = (
     (2, (), 20),
-    (3, ((36, 18), (41, 20), (44, 22), (47, 24), (57, 26)), 28),
-    (5, ((36, 20), (41, 22), (44, 24), (47, 26), (49, 28)), 29),
-    (MAX_FRAME, ((36, 22), (44, 25), (49, 26)), 29),
+    (3, ((36, 19), (41, 20), (44, 22), (47, 24), (57, 26)), 29),
+    (5, ((36, 20), (41, 22), (44, 24), (47, 26), (49, 28)), 30),
+    (MAX_FRAME, ((36, 22), (44, 25), (49, 26)), 30),
 )
 
 
@@ -57,8 +56,9 @@ def table_log(cells, side):
     rows past 57 cells search hundreds of millions of positions: 3x20 searched 435 million
     with 2^26, 293 million (27% less time) with 2^28. Two rows search little whatever
     their length: 2x63 searched 192 thousand positions with 2^18 as with 2^24 (and with
-    2^16 did not end in ten minutes), so they take 2^20 (16 MB), where 2^28 cost a
-    trivial 2x33 11 s of mapping and 4.4 GB."""
+    2^16 did not end in ten minutes), so they take 2^20 (8 MB), where 2^28 entries of 16
+    bytes cost a trivial 2x33 11 s of mapping and 4.4 GB. Past the steps, a table takes
+    the bytes the two-word entries took (8.6 GB on five rows or more), twice the entries."""
     steps, beyond = next((steps, beyond) for widest, steps, beyond in TABLE_SIZES if side <= widest)
     log = next((log for most, log in steps if cells <= most), beyond)
     return min(max(log, MIN_TABLE_LOG), MAX_TABLE_LOG)
@@ -104,10 +104,10 @@ class TableKeeper:
             self.use_table(min(wanted, affordable_table_log(memory), self.max_table_log))
         if largest >= POPULATE_FROM and self._populated is not self.tt:  # once; seconds where memory is slow to come
             # two workers faulting pages in one by one wait for each other
-            if self._map(self.tt, huge_pages=self.tt_log >= HUGE_PAGES_FROM):
+            if self._map(self.tt, huge_pages=self.tt.nbytes >= HUGE_PAGES_FROM):
                 self._populated = self.tt  # else the next question maps the rest
-        if wide and self.grow_table and self.tt_log - 1 > self.wide_log:
-            self.use_wide_table(self.tt_log - 1)
+        if wide and self.grow_table and self.tt_log - 2 > self.wide_log:
+            self.use_wide_table(self.tt_log - 2)
 
     def release_memory(self):
         """Give back what questions made resident: the tables start again empty at their
@@ -121,13 +121,15 @@ class TableKeeper:
 
     def _empty_tables(self, tt_log):
         """Empty tables: the table of 2^tt_log entries, the wide one at its least size."""
-        self.tt, self.tt_log, self.first_tt_log = zeroed_table(1 << tt_log, 2), tt_log, tt_log
+        if tt_log < MIN_TABLE_LOG:  # a word holds the key's bits beyond its bucket's number (entries.py)
+            raise ValueError(f"a table of 2^{tt_log} entries: at least 2^{MIN_TABLE_LOG}")
+        self.tt, self.tt_log, self.first_tt_log = zeroed_table(1 << tt_log, 1), tt_log, tt_log
         self.wide_tt, self.wide_log = zeroed_table(1 << MIN_WIDE_LOG, WIDE_ENTRY_WORDS), MIN_WIDE_LOG
         self._populated = None  # the table whose pages are all mapped (`populate`)
 
     def use_wide_table(self, log):
         """A table of 2^log entries for wide components (32 bytes each: as many bytes as
-        the table's 2^(log + 1)), mapped at once; empty, as `use_table`'s."""
+        the table's 2^(log + 2)), mapped at once; empty, as `use_table`'s."""
         with self._busy:
             self._wait_for_left()
             for size in range(log, self.wide_log, -1):
@@ -135,7 +137,7 @@ class TableKeeper:
                     table = zeroed_table(1 << size, WIDE_ENTRY_WORDS)
                 except (MemoryError, OSError):
                     continue
-                self._map(table, huge_pages=size >= HUGE_PAGES_FROM - 1, what="the wide components' table")
+                self._map(table, huge_pages=table.nbytes >= HUGE_PAGES_FROM, what="the wide components' table")
                 self.wide_tt, self.wide_log = table, size
                 return
 
@@ -162,7 +164,7 @@ class TableKeeper:
             self._wait_for_left()
             for log in range(tt_log, self.tt_log, -1):
                 try:
-                    table = zeroed_table(1 << log, 2)
+                    table = zeroed_table(1 << log, 1)
                 except (MemoryError, OSError):
                     continue
                 self.tt, self.tt_log = table, log

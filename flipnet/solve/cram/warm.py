@@ -16,9 +16,10 @@ import sys
 def compile_kernels(with_endgame):
     from flipnet.solve.cram.solver import CramSolver
     from flipnet.solve.cram.endgame import Endgame
+    from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
     endgame = Endgame.load_or_build() if with_endgame and Endgame.is_built() else None
-    solver = CramSolver(endgame=endgame, tt_log=10, progress=False)
+    solver = CramSolver(endgame=endgame, tt_log=MIN_TABLE_LOG, progress=False)
     solver.winning_moves([(0, 0), (0, 1), (1, 0)])  # an L: value 1, so its moves are searched too
     solver.move_values([(0, 0), (0, 1), (1, 0), (1, 1), (2, 1)])  # every move's value: the explorer's question
 
