@@ -291,7 +291,9 @@ def _level(ctx, depth):
 
 
 # One function of 90 lines on purpose: split into helpers, inlined or not, the same search
-# of 5x8 (one worker) took 10-20% longer; with only its innermost loops apart, 3-8% longer
+# of 5x8 (one worker) took 10-20% longer; with only its innermost loops apart, 3-8% longer;
+# with each option's read apart (inlined), 4x11 9% and 5x9 5% longer on one worker
+# (`flipnet bench --only cram-large --against`, the faster of two runs in turn)
 @njit(cache=True)
 def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack, every,
                wanted):
