@@ -17,6 +17,7 @@ from flipnet.solve import table
 from flipnet.solve.cram import MIN_TABLE_LOG, CramSolver, bits, components, entries, search
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.cram.keys import shape_cols, shape_rows
+from flipnet.solve.cram.memory import zeroed_table
 from flipnet.solve.cram.wide import wide
 from flipnet.solve.kayles import dawson_kayles
 
@@ -135,18 +136,18 @@ def test_a_full_bucket_loses_its_smallest_component():
     assert entries.tt_value(entries.tt_probe(tt, log, keys[8], shape)) == 2
 
 
-@pytest.mark.parametrize("log", [19, 24, 30])
+@pytest.mark.parametrize("log", [MIN_TABLE_LOG, 24, 28])
 def test_a_word_keeps_any_key_whole_with_its_nimber_or_the_values_excluded(log):
     """Random keys of every shape a word's box can have: each probe gives back what was
     stored (the values excluded below log - 13: those beyond are forgotten, never wrong),
     and the key comes back whole from its word and slot, as a checkpoint reads it."""
     rng = np.random.default_rng(log)
-    tt, stats = entries_table(log), np.zeros(8, np.int64)
+    tt, stats = zeroed_table(1 << log, 1), np.zeros(8, np.int64)  # 4 kB pages, each zeroed as it is written
     shapes = [h << 7 | w for h in range(1, 65) for w in range(1, 65) if h * w <= 64]
     kept, held = (1 << (log - 13)) - 1, {}
     for _ in range(3000):
         shape = int(rng.choice(shapes))
-        key = int(rng.integers(1, 1 << min(63, shape_rows(shape) * shape_cols(shape)), dtype=np.uint64))
+        key = int(rng.integers(1, 1 << (shape_rows(shape) * shape_cols(shape)), dtype=np.uint64))
         if rng.random() < 0.4:
             value = int(rng.integers(0, 33))
             entries.tt_store(tt, log, np.uint64(key), shape, value, stats)
@@ -159,14 +160,14 @@ def test_a_word_keeps_any_key_whole_with_its_nimber_or_the_values_excluded(log):
                     held.get((key, shape), frozenset())
     for (key, shape), fact in held.items():
         meta = entries.tt_probe(tt, log, np.uint64(key), shape)
-        excluded = {v for v in range(64) if int(entries.tt_excluded(meta)) >> v & 1}
-        assert (entries.tt_value(meta), excluded) == ((fact, set()) if isinstance(fact, int) else (-1, set(fact)))
-    keys, metas = entries.stored_facts(tt)
-    assert sorted(zip(keys.tolist(), (int(m) & 0xFFFF for m in metas))) == sorted(held)
-
-
-def entries_table(log):
-    return np.zeros((1 << log, 1), np.uint64)
+        excluded = {v for v in range(64) if int(entries.tt_excluded(np.uint64(meta))) >> v & 1}
+        assert (entries.tt_value(np.uint64(meta)), excluded) == \
+            ((fact, set()) if isinstance(fact, int) else (-1, set(fact)))
+        slot, same = entries.tt_entry(tt, log, np.uint64(key), shape, stats)
+        assert same == meta and entries.tt_fact(tt, log, slot, np.uint64(0)) == (key, meta)
+    if log <= 24:  # and nothing else: every slot read
+        keys, metas = entries.stored_facts(tt)
+        assert sorted(zip(keys.tolist(), (int(m) & 0xFFFF for m in metas))) == sorted(held)
 
 
 def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
