@@ -31,7 +31,6 @@ import numpy as np
 
 from flipnet.base.kernels import njit
 from flipnet.solve.cram.bits import popcount
-from flipnet.solve.cram.limits import MIN_TABLE_LOG
 from flipnet.solve.cram.wide import by_width, high, like, low
 
 ENTRY_BYTES = 8  # an entry of the one-word table

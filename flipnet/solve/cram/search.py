@@ -53,7 +53,7 @@ from flipnet.solve.cram.entries import (EXCLUDABLE, REPLACED, STORES, tt_exclude
 from flipnet.solve.cram.keys import shape_cols, shape_rows, shape_word
 from flipnet.solve.cram.limits import SETS_UP_TO  # control[SETS] unless told (step 5: measured up to 1, 2, 3 and 63)
 from flipnet.solve.cram.memory import borrowed, prefetch
-from flipnet.solve.cram.wide import (by_width, high, is_wide, like, load, load2, low, one_like, store, store2, wide,
+from flipnet.solve.cram.wide import (by_width, high, like, load, load2, low, one_like, store, store2, wide,
                                      zero_like)
 from flipnet.solve.parts import WORD_CELLS
 
