@@ -315,3 +315,21 @@ def test_a_checkpoint_the_disk_cannot_hold_is_refused_before_the_work(tmp_path, 
                                            r"to 43 MB, written beside the last one \(twice that\)"):
         Checkpoint(tmp_path / "c.ckpt", SMALL).check_place()
     assert not list(tmp_path.iterdir())
+
+
+def test_the_seconds_a_process_was_stopped_are_no_search():
+    """A long solve paused with SIGSTOP (while timings run beside it) and continued: the
+    seconds of search it counts, and a checkpoint's hours with them, leave the pause out."""
+    code = ("import time\nimport numpy as np\nfrom flipnet.solve.cram.supervisor import Supervisor\n"
+            "watcher = Supervisor(progress=False)\nprint('started', flush=True)\n"
+            "start = time.perf_counter()\n"
+            "watcher.run([lambda: time.sleep(2.0)], [np.zeros(8, np.int64)], [np.zeros(8, np.int64)])\n"
+            "print(watcher.seconds, time.perf_counter() - start)")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(0.5)
+    child.send_signal(signal.SIGSTOP)
+    time.sleep(4.0)
+    child.send_signal(signal.SIGCONT)
+    searched, wall = map(float, child.communicate(timeout=60)[0].split())
+    assert wall > 4.0 and searched < 2.5, (searched, wall)

@@ -23,6 +23,9 @@ PROGRESS_AFTER = 2.0  # seconds of search before the progress line appears
 # The progress line while Numba compiles a kernel (a new install's first search; loading
 # from its cache takes a fraction of a second): a user would otherwise watch "0 pos".
 STOP_GRACE = 1.0  # seconds a kernel has to answer a stop before it is left behind
+# A look at the jobs comes every 0.2 s: a gap this long between two is a process stopped
+# (SIGSTOP, a suspended machine), and its time is no search (the hours a checkpoint counts)
+STOPPED_FROM = 3.0
 
 
 class Supervisor:
@@ -30,7 +33,7 @@ class Supervisor:
 
     def __init__(self, timeout=None, progress=True):
         self.timeout, self.progress = timeout, progress
-        self.seconds = 0.0  # spent in searches, all of them
+        self.seconds = 0.0  # spent in searches, all of them (not while the process was stopped)
         self.deadline = self.limit = None  # time_limit(): the question's end, and its seconds
         self.left = []  # the kernels' threads the caller stopped waiting for
         self._compiling = None  # the run under way's `compiling`
@@ -124,7 +127,7 @@ class Supervisor:
                 self._leave(run)
                 if carry is None:
                     shown.close()
-                self.seconds += time.perf_counter() - began
+                self.seconds += time.perf_counter() - began - run.stopped
                 self._compiling = None
         if watch is not None:
             watch(run.total(search.DONE) - done_before)
@@ -133,9 +136,13 @@ class Supervisor:
 
     def _watch(self, run, shown, settled, compiling, watch, done_before):
         """Look at the jobs every 0.2 s until they end: the stops, and the progress."""
+        last = time.perf_counter()
         while alive := [t for t in run.threads if t.is_alive()]:
             alive[0].join(0.2)  # one list: a worker may end between two looks
             now = time.perf_counter()
+            if now - last > STOPPED_FROM:
+                run.stopped += now - last
+            last = now
             if settled():  # the other worker stops at its next position
                 continue
             reason = self._reason_to_stop(now, now - shown.start, bool(run.asked))
@@ -185,6 +192,7 @@ class _Run:
     def __init__(self, controls, stats):
         self.controls, self.stats, self.threads = controls, stats, []
         self.failed, self.asked = [], []
+        self.stopped = 0.0  # seconds the process was stopped while they ran
         self.stop(0)
 
     def stop(self, reason):
