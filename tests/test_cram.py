@@ -15,6 +15,7 @@ from flipnet.base.kernels import njit
 from flipnet.games import FlipGame
 from flipnet.solve import table
 from flipnet.solve.cram import MIN_TABLE_LOG, CramSolver, bits, components, entries, search
+from flipnet.solve.cram.checkpoint import facts_of
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.cram.keys import shape_cols, shape_rows
 from flipnet.solve.cram.memory import zeroed_table
@@ -128,11 +129,11 @@ def test_a_full_bucket_loses_its_smallest_component():
     tt, stats = np.zeros((1 << log, 1), np.uint64), np.zeros(8, np.int64)
     for key in keys[:8]:
         entries.tt_store(tt, log, key, shape, 1, stats)
-    assert stats[search.REPLACED] == 0 and sorted(entries.stored_facts(tt)[0].tolist()) == sorted(keys[:8].tolist())
+    assert stats[search.REPLACED] == 0 and sorted(facts_of(tt, most=tt.shape[0])[0].tolist()) == sorted(keys[:8].tolist())
     entries.tt_store(tt, log, keys[8], shape, 2, stats)
     smallest = min(keys[:8].tolist(), key=lambda k: bin(k).count("1"))
     assert stats[search.REPLACED] == 1
-    assert sorted(entries.stored_facts(tt)[0].tolist()) == sorted(set(keys.tolist()) - {smallest})
+    assert sorted(facts_of(tt, most=tt.shape[0])[0].tolist()) == sorted(set(keys.tolist()) - {smallest})
     assert entries.tt_value(entries.tt_probe(tt, log, keys[8], shape)) == 2
 
 
@@ -166,7 +167,7 @@ def test_a_word_keeps_any_key_whole_with_its_nimber_or_the_values_excluded(log):
         slot, same = entries.tt_entry(tt, log, np.uint64(key), shape, stats)
         assert same == meta and entries.tt_fact(tt, log, slot, np.uint64(0)) == (key, meta)
     if log <= 24:  # and nothing else: every slot read
-        keys, metas = entries.stored_facts(tt)
+        keys, metas = facts_of(tt, most=tt.shape[0])
         assert sorted(zip(keys.tolist(), (int(m) & 0xFFFF for m in metas))) == sorted(held)
 
 
@@ -178,7 +179,7 @@ def test_every_fact_the_table_holds_agrees_with_the_table_dp(table_5x5):
     for state in np.random.default_rng(8).integers(0, 1 << 25, size=200).tolist():
         solver.winning_moves(game.cells(state))
     known = excluding = 0
-    for key, meta in zip(*(a.tolist() for a in entries.stored_facts(solver.tt))):
+    for key, meta in zip(*(a.tolist() for a in facts_of(solver.tt, most=solver.tt.shape[0]))):
         shape = int(meta) & 0xFFFF  # the entry's shape word
         h, w = shape_rows(shape), shape_cols(shape)
         assert h <= 5 and w <= 5

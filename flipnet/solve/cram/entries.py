@@ -321,24 +321,6 @@ def tt_fact(tt, log_capacity, i, zero):
     return _fact(zero, tt, log_capacity, i)
 
 
-@njit(cache=True)
-def _facts(tt, log_capacity, keys, metas):
-    n = 0
-    for i in range(tt.shape[0]):
-        key, meta = tt_fact(tt, log_capacity, i, np.uint64(0))
-        if meta:
-            keys[n], metas[n] = key, meta
-            n += 1
-    return n
-
-
 def table_log(tt):
     """log2 of a table's entries."""
     return int(tt.shape[0]).bit_length() - 1
-
-
-def stored_facts(tt):
-    """(keys, meta words) of a one-word table's entries, in slot order (for tests and reports)."""
-    keys, metas = np.zeros(tt.shape[0], np.uint64), np.zeros(tt.shape[0], np.uint64)
-    n = _facts(tt, table_log(tt), keys, metas)
-    return keys[:n], metas[:n]
