@@ -208,3 +208,43 @@ def test_the_search_reads_no_environment_variable():
     reading = [str(path.relative_to(PACKAGE)) for path in (PACKAGE / "solve").rglob("*.py")
                if "os.environ" in path.read_text() or "getenv" in path.read_text()]
     assert not reading, reading
+
+
+BLOCKS = (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.AsyncFor, ast.AsyncWith)
+LONGEST_CLASS, LONGEST_FUNCTION, DEEPEST = 250, 60, 4
+
+
+def nesting(node, depth=0):
+    """How deep a function's blocks nest (a function or class inside it counts apart)."""
+    deepest = depth
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            deepest = max(deepest, nesting(child, depth + isinstance(child, BLOCKS)))
+    return deepest
+
+
+def too_large(tree):
+    """The classes and functions of a module past the engine's limits: (name, lines, nesting)."""
+    found = []
+    for node in ast.walk(tree):
+        lines = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+        if isinstance(node, ast.ClassDef) and lines > LONGEST_CLASS:
+            found.append((node.name, lines, None))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                lines > LONGEST_FUNCTION or nesting(node) > DEEPEST):
+            found.append((node.name, lines, nesting(node)))
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "solve").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_engine_keeps_parts_a_reader_can_follow(path):
+    """No class in flipnet.solve over 250 lines, no function over 60, no blocks nested deeper
+    than 4: the search's hot function too keeps to them, measured as fast as in one piece."""
+    found = too_large(ast.parse(path.read_text()))
+    assert not found, f"{path.relative_to(PACKAGE.parent)}: past the limits (name, lines, nesting): {found}"
+
+
+def test_the_size_rule_catches_a_deep_function():
+    deep = "def f(x):\n" + "".join("    " * k + f"    if x > {k}:\n" for k in range(5)) + "    " * 6 + "return x\n"
+    assert too_large(ast.parse(deep)) == [("f", 7, 5)]
+    assert too_large(ast.parse("class C:\n" + "    x = 1\n" * 250)) == [("C", 251, None)]
