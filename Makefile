@@ -15,7 +15,7 @@ export OPENBLAS_NUM_THREADS ?= 1
         train-2d-conv train-2d-xornet train-2d-xormem train-2d-lookup train-2d-featmem train-2d-convmem \
         train-2d-best beyond beyond-by-size train-nim train-es arena models compare figures readme \
         compare-seeds compare-seeds-arena compare-seeds-nim compare-seeds-best beyond-seeds api-docs wheel screenshots \
-        bench-workers bench-paint $(ALIASES)
+        bench-workers bench-paint bench-peer $(ALIASES)
 
 help:  # the targets a user starts from: those with a comment of two hashes
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 28
@@ -85,6 +85,11 @@ bench-workers: $(READY) ## one search on 1, 2, ... workers up to the usable core
 bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell database (hours: docs/cram.md; BOARDS=5x8,4x11 for some; LIMIT=900 s a command)
 	$(FLIPNET) bench --only cram-large $(if $(BOARDS),--boards $(BOARDS)) $(if $(IGSOLVE),--igsolve $(IGSOLVE)) \
 	    $(if $(LIMIT),--limit $(LIMIT)) --out results/bench-large.json
+
+# flipnet beside igsolve at its best, 30 to 54 cells (IGSOLVE=PATH needed; an hour: docs/cram.md)
+bench-peer: $(READY)
+	$(FLIPNET) bench --only cram-peer --igsolve $(IGSOLVE) $(if $(BOARDS),--boards $(BOARDS)) \
+	    $(if $(LIMIT),--limit $(LIMIT)) --out results/bench-peer.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
 # interrupted `make train-...` continues where it stopped. Delete results/NAME.* to start

@@ -349,6 +349,8 @@ CASES = [
      "--against /nonexistent/python: no Python there (give a worktree's .venv/bin/python)"),
     ("bench-igsolve", ["bench", "--only", "cram", "--igsolve", "/nonexistent/igsolve"],
      "--igsolve /nonexistent/igsolve: no program there"),
+    ("bench-peer-alone", ["bench", "--only", "cram-peer"], "bench --only cram-peer times igsolve beside flipnet: "
+     "give its binary with --igsolve PATH"),
     ("bench-limit", ["bench", "--only", "cram", "--limit", "0"], "--limit must be a positive number of seconds"),
     # numbers at the edges: huge, tiny, negative; flags that would be ignored
     ("solve-max-take-huge", ["solve", "gridnim", "--shape", "3x3", "--max-take", "9" * 20],

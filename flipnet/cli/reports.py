@@ -18,8 +18,8 @@ def parse_compare(sub):
 def parse_bench(sub):
     p = sub.add_parser("bench", help="timings beside reference implementations, as ratios")
     p.add_argument("--only", nargs="+", help="sections to run: solve, train1d, train2d, cram, cram-large, "
-                   "cram-workers, table (default: all but cram-large, cram-workers and table, which take hours "
-                   "and minutes)")
+                   "cram-workers, cram-peer, table (default: all but cram-large, cram-workers, cram-peer and table, "
+                   "which take hours and minutes)")
     p.add_argument("--out", help="also write the timings as JSON")
     p.add_argument("--boards", metavar="RxC,...", help="time only these full boards of the Cram sections "
                    "(e.g. 5x8,4x11; default: all of them)")

@@ -299,6 +299,7 @@ def _cram_prepare(cells=None):
     print(f"  endgame database: boxes {endgame.box_names}, {endgame.nbytes / 1e6:.0f} MB in {cache_dir()}, "
           f"ready in {built:.1f} s; solver compiled or loaded from the Numba cache in "
           f"{time.perf_counter() - start:.1f} s")
+    return endgame
 
 
 def board_label(rows, cols):
@@ -347,7 +348,7 @@ def _flipnet_board(rows, cols, mirror, workers, limit, python=None):
     answer = json.loads(out)
     peak_kb = int(re.findall(r"^peak_kb (\d+)$", err, re.MULTILINE)[-1])
     return {"value": answer["nim_value"], "seconds": seconds, "positions": answer["search"]["positions"],
-            "peak_mb": peak_kb / 1024}
+            "search_seconds": answer["search"].get("seconds"), "peak_mb": peak_kb / 1024}
 
 
 def _igsolve_board(igsolve, rows, cols, limit):
@@ -530,6 +531,66 @@ def bench_cram_large(bench):
     _cram_boards(bench, CRAM_LARGE, limit=LARGE_LIMIT)
 
 
+# Boards of 30 to 54 cells, none of them even by even (where both answer at once by the
+# mirror rule), with their published nimbers: flipnet beside igsolve at its best
+PEER_BOARDS = [(5, 6, 2, None), (3, 10, 2, None), (5, 7, 1, None), (4, 9, 1, None), (3, 12, 1, None),
+               (3, 13, 2, None), (5, 8, 1, None), (3, 14, 3, None), (6, 7, 5, None), (4, 11, 1, None),
+               (5, 9, 1, None), (3, 15, 1, None), (3, 16, 4, None), (3, 17, 0, None), (3, 18, 1, None)]
+PEER_LIMIT = 900.0  # seconds a command may take on one of these boards
+
+
+@section("cram-peer", long=True)
+def bench_cram_peer(bench):
+    """flipnet, one worker (core for core) and its default, beside igsolve at its best
+    (peer.py): search against search, whole command against whole command, one run each."""
+    from flipnet.base.cores import usable_cores
+    from flipnet.base.places import cache_dir
+    from flipnet.report import peer
+
+    limit, workers, folder = bench.limit or PEER_LIMIT, usable_cores(), cache_dir() / "igsolve"
+    print(f"\n== flipnet beside igsolve at its best (its database of at most {peer.EDB_CELLS} cells built "
+          f"before, in {folder}; a {peer.TABLE_GB} GB table): one run each, at most {limit:g} s a command")
+    database = Path(_cram_prepare(30).data.filename)
+    print(f"{'board':<6} {'nimber':>6} | igsolve: {'build':>7} {'search':>8} {'whole':>8} {'MB':>5} | flipnet, "
+          f"1 worker: {'search':>8} {'whole':>8} {'MB':>5} | ratio: {'search':>6} {'whole':>6} | flipnet, "
+          f"{workers} workers: {'whole':>8} {'MB':>5} {'ratio':>6}")
+    for rows, cols, published, _ in bench.chosen(PEER_BOARDS):
+        label = board_label(rows, cols)
+        built = peer.build_database(bench.igsolve, rows, cols, folder, limit)
+        theirs = peer.run(bench.igsolve, rows, cols, folder, limit) if built is not None else None
+        _read_through(database)  # as warm as igsolve's: what its runs or builds pushed out, back in memory
+        one, default = (_flipnet_board(rows, cols, True, n, limit) for n in (1, workers))
+        for who, r in (("igsolve", theirs), ("flipnet, 1 worker", one), ("flipnet, default", default)):
+            assert not r or r["value"] == published, f"{label}, {who}: {r['value']} is not the published {published}"
+
+        def cell(r, key, width, unit=".3f"):
+            return format(format(r[key], unit) if r and r.get(key) is not None else "-", f">{width}")
+
+        def ratio(key, ours):
+            return f"{theirs[key] / ours[key]:.2g}x" if theirs and ours and ours.get(key) else "-"
+        print(f"{label:<6} {published:>6} | igsolve: {format(built, '.1f') if built else '-':>7} "
+              f"{cell(theirs, 'search_seconds', 8)} {cell(theirs, 'seconds', 8)} {cell(theirs, 'peak_mb', 5, '.0f')} "
+              f"| flipnet, 1 worker: {cell(one, 'search_seconds', 8)} {cell(one, 'seconds', 8)} "
+              f"{cell(one, 'peak_mb', 5, '.0f')} | ratio: {ratio('search_seconds', one):>6} {ratio('seconds', one):>6} "
+              f"| flipnet, {workers} workers: {cell(default, 'seconds', 8)} {cell(default, 'peak_mb', 5, '.0f')} "
+              f"{ratio('seconds', default):>6}", flush=True)
+        bench.measured[f"cram-peer {label}"] = {
+            "reference": f"igsolve {' '.join(peer.options(rows, cols))}", "limit": limit, "published": published,
+            "reference_build_seconds": built, "reference_seconds": theirs and theirs["seconds"],
+            "reference_search_seconds": theirs and theirs["search_seconds"], "reference_peak_mb": theirs and theirs["peak_mb"],
+            "flipnet_seconds": one and one["seconds"], "flipnet_search_seconds": one and one["search_seconds"],
+            "flipnet_peak_mb": one and one["peak_mb"], "workers": workers,
+            "default_seconds": default and default["seconds"], "default_peak_mb": default and default["peak_mb"]}
+
+
+def _read_through(path, chunk=1 << 24):
+    """Read a file once, so that its pages are in memory, as a later question finds them."""
+    buffer = bytearray(chunk)
+    with open(path, "rb", buffering=0) as file:
+        while file.readinto(buffer):
+            pass
+
+
 CRAM_WORKERS = [(5, 8, 1, None), (4, 11, 1, None), (6, 7, 5, None)]  # boards timed with 1, 2, 3, ... workers
 
 
@@ -623,7 +684,7 @@ def run(only=None, out=None, boards=None, igsolve=None, limit=None, against=None
         raise FlipnetError(f"unknown bench sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")
     chosen = None
     if boards is not None:
-        known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE + CRAM_WORKERS]
+        known = [board_label(*b[:2]) for b in CRAM_BOARDS + CRAM_LARGE + CRAM_WORKERS + PEER_BOARDS]
         chosen = {b.strip() for b in boards.split(",") if b.strip()}
         strange = sorted(chosen - set(known))
         if strange or not chosen:
@@ -634,6 +695,8 @@ def run(only=None, out=None, boards=None, igsolve=None, limit=None, against=None
         binary = shutil.which(igsolve) or igsolve
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             raise FlipnetError(f"--igsolve {igsolve}: no program there (build it from beling/impartial-games)")
+    if "cram-peer" in (only or ()) and binary is None:
+        raise FlipnetError("bench --only cram-peer times igsolve beside flipnet: give its binary with --igsolve PATH")
     if against is not None and not (os.path.isfile(against) and os.access(against, os.X_OK)):
         raise FlipnetError(f"--against {against}: no Python there (give a worktree's .venv/bin/python)")
     bench = Bench(chosen, binary, check_seconds(limit, "--limit"), against)
