@@ -88,7 +88,7 @@ bench-large: $(READY) ## the Cram solver on boards of 39 to 57 cells, 30-cell da
 
 # flipnet beside igsolve at its best, 30 to 54 cells (IGSOLVE=PATH needed; an hour: docs/cram.md)
 bench-peer: $(READY)
-	$(FLIPNET) bench --only cram-peer --igsolve $(IGSOLVE) $(if $(BOARDS),--boards $(BOARDS)) \
+	$(FLIPNET) bench --only cram-peer $(if $(IGSOLVE),--igsolve $(IGSOLVE)) $(if $(BOARDS),--boards $(BOARDS)) \
 	    $(if $(LIMIT),--limit $(LIMIT)) --out results/bench-peer.json
 
 # Training runs resume from their checkpoint (results/NAME.ckpt.npz) when one exists: an
