@@ -290,67 +290,13 @@ def _level(ctx, depth):
             i[_OPT_SHAPE:].reshape((MAX_OPTIONS, MAX_PARTS)), i[_ORDER:_USED], i[_USED:_OPT_SHAPE])
 
 
-@njit(cache=True, inline="always")
-def _locate_parts(child, h, w, ctx, rows, trows, parts, stack, opt_bits, opt_shape, i):
-    """Split option i's position and locate each part (its table line prefetched): the XOR
-    of the parts whose values are known, and how many are not, kept in opt_bits/opt_shape[i]
-    (a database entry as its index with shape 0)."""
-    x, n = 0, 0
-    for k in range(reduced_split(child, h, w, parts, stack)):
-        kind, index, kb, ks = locate(load(parts, k), h, w, ctx, rows, trows)
-        if kind == KNOWN:
-            x ^= index
-        else:
-            store2(kb if kind == IN_TABLE else like(child, index), opt_bits, i, n)
-            opt_shape[i, n] = ks if kind == IN_TABLE else 0
-            n += 1
-    return x, n
-
-
-@njit(cache=True, inline="always")
-def _add_part(opt_bits, opt_shape, i, n, kb, ks):
-    """Option i's unknown parts with one more, largest first; or one fewer where its twin is
-    there already: two equal components cancel (their nimbers XOR to 0). The new count."""
-    twin = n - 1
-    while twin >= 0 and not (load2(opt_bits, i, twin) == kb and opt_shape[i, twin] == ks):
-        twin -= 1
-    if twin >= 0:
-        for j in range(twin, n - 1):
-            store2(load2(opt_bits, i, j + 1), opt_bits, i, j)
-            opt_shape[i, j] = opt_shape[i, j + 1]
-        return n - 1
-    j, c = n, popcount(kb)
-    while j > 0 and popcount(load2(opt_bits, i, j - 1)) < c:
-        store2(load2(opt_bits, i, j - 1), opt_bits, i, j)
-        opt_shape[i, j] = opt_shape[i, j - 1]
-        j -= 1
-    store2(kb, opt_bits, i, j)
-    opt_shape[i, j] = ks
-    return n + 1
-
-
-@njit(cache=True, inline="always")
-def _read_option(bits, ctx, opt_x, opt_n, opt_bits, opt_shape, parts, stack, i):
-    """Read option i's located parts: the XOR of the known values and the unknown parts
-    left, in opt_x[i], opt_n[i]; their cells in all."""
-    located = opt_n[i]
-    for k in range(located):  # the located parts move aside while the row takes the unknown ones
-        store(load2(opt_bits, i, k), parts, k)
-        store(like(bits, opt_shape[i, k]), stack, k)
-    x, n, size = opt_x[i], 0, 0
-    for k in range(located):
-        kb, ks = load(parts, k), np.int64(low(load(stack, k)))
-        v = read(IN_TABLE if ks else IN_DB, np.int64(low(kb)), kb, ks, ctx)
-        if v >= 0:
-            x ^= v
-        else:
-            m = _add_part(opt_bits, opt_shape, i, n, kb, ks)
-            size += popcount(kb) * (m - n)
-            n = m
-    opt_x[i], opt_n[i] = x, n
-    return size
-
-
+# One function of 90 lines on purpose: split into helpers, inlined or not, the same search
+# of 5x8 (one worker) took 10-20% longer; with only its innermost loops apart, 3-8% longer;
+# with each option's read apart (inlined), 4x11 9% and 5x9 5% longer on one worker
+# (`flipnet bench --only cram-large --against`, the faster of two runs in turn). Split into
+# three inlined parts (locate, add a part, read an option), 5x8 took 2.63-2.93 s of search
+# against 2.05-2.27 s and 4x11 18.1-18.5 s against 13.8-14.2 s (one worker, whole commands
+# in turn), so it stays whole: tests/test_layers_of_the_package.py names it.
 @njit(cache=True)
 def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, rows, trows, parts, stack, every,
                wanted):
@@ -382,7 +328,15 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
                 continue
             left -= 1
             child = bits & ~(cell | (cell << np.uint64(w if vertical else 1)))
-            x, n = _locate_parts(child, h, w, ctx, rows, trows, parts, stack, opt_bits, opt_shape, count)
+            x, n = 0, 0
+            for k in range(reduced_split(child, h, w, parts, stack)):
+                kind, index, kb, ks = locate(load(parts, k), h, w, ctx, rows, trows)
+                if kind == KNOWN:
+                    x ^= index
+                else:  # a database entry is kept as (index, shape 0)
+                    store2(kb if kind == IN_TABLE else like(bits, index), opt_bits, count, n)
+                    opt_shape[count, n] = ks if kind == IN_TABLE else 0
+                    n += 1
             if n == 0:
                 hit |= np.uint64(1) << np.uint64(x)
                 if wanted and not wanted & ~hit:
@@ -391,18 +345,49 @@ def options_of(bits, shape, ctx, opt_x, opt_n, opt_bits, opt_shape, opt_cost, ro
             opt_x[count], opt_n[count] = x, n
             count += 1
         for i in range(first, count):
-            size = _read_option(bits, ctx, opt_x, opt_n, opt_bits, opt_shape, parts, stack, i)
-            x, n = opt_x[i], opt_n[i]
+            located = opt_n[i]
+            for k in range(located):  # the located parts move aside while the row takes the unknown ones
+                store(load2(opt_bits, i, k), parts, k)
+                store(like(bits, opt_shape[i, k]), stack, k)
+            x, n, size = opt_x[i], 0, 0
+            for k in range(located):
+                kb, ks = load(parts, k), np.int64(low(load(stack, k)))
+                v = read(IN_TABLE if ks else IN_DB, np.int64(low(kb)), kb, ks, ctx)
+                if v >= 0:
+                    x ^= v
+                    continue
+                c = popcount(kb)
+                twin = -1  # two equal components cancel: their nimbers XOR to 0
+                for j in range(n):
+                    if load2(opt_bits, i, j) == kb and opt_shape[i, j] == ks:
+                        twin = j
+                if twin >= 0:
+                    for j in range(twin, n - 1):
+                        store2(load2(opt_bits, i, j + 1), opt_bits, i, j)
+                        opt_shape[i, j] = opt_shape[i, j + 1]
+                    n -= 1
+                    size -= c
+                    continue
+                # insert keeping the largest first
+                j = n
+                while j > 0 and popcount(load2(opt_bits, i, j - 1)) < c:
+                    store2(load2(opt_bits, i, j - 1), opt_bits, i, j)
+                    opt_shape[i, j] = opt_shape[i, j - 1]
+                    j -= 1
+                store2(kb, opt_bits, i, j)
+                opt_shape[i, j] = ks
+                n += 1
+                size += c
+            # the order of questions: fewest unknown cells, then the domino nearest the frame's
+            # centre (it splits the group more evenly: 13-40% fewer positions searched), then
+            # the fewest moves in the largest part (a smaller game)
             if n == 0:
                 hit |= np.uint64(1) << np.uint64(x)
                 if wanted and not wanted & ~hit:
                     return -1
-            # the order of questions: fewest unknown cells, then the domino nearest the frame's
-            # centre (it splits the group more evenly: 13-40% fewer positions searched), then
-            # the fewest moves in the largest part (a smaller game)
             moves = move_count(load2(opt_bits, i, 0), shape_rows(opt_shape[i, 0]), shape_cols(opt_shape[i, 0])) \
                 if n else 0
-            opt_cost[i] = (size * 256 + opt_cost[i]) * 256 + moves
+            opt_x[i], opt_n[i], opt_cost[i] = x, n, (size * 256 + opt_cost[i]) * 256 + moves
     return count
 
 
