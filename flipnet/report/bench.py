@@ -355,16 +355,15 @@ def _igsolve_board(igsolve, rows, cols, limit):
     """igsolve's whole command on one thread (its default pruning, a 4 GB table, no end
     database; `peer.py` runs it at its best): {"value", "seconds"}, None past the limit, or
     {} without igsolve."""
+    from flipnet.report import peer
+
     if igsolve is None:
         return {}
     ran = _command([igsolve, "--tt_size", "4", "cram", str(rows), str(cols)], limit)
     if ran is None:
         return None
     seconds, out, _, _ = ran  # not its ru_maxrss: that counts this process's memory at the fork
-    found = re.search(r"Nimber of initial position: (\d+)", out)
-    if not found:
-        raise RuntimeError(f"igsolve said no nimber for {rows}x{cols}: {out.strip()[-200:]!r}")
-    return {"value": int(found.group(1)), "seconds": seconds}
+    return {"value": peer.value_of(out, board_label(rows, cols)), "seconds": seconds}
 
 
 def _cram_boards(bench, boards, limit=1800):

@@ -42,13 +42,21 @@ def seconds_of(text):
     return float(found.group(1)) * UNITS[found.group(2)]
 
 
+def value_of(out, label):
+    """The nimber igsolve's output on one board gives."""
+    value = re.search(r"Nimber of initial position: (\d+)", out)
+    if not value:
+        raise RuntimeError(f"igsolve said no nimber for {label}: {out.strip()[-200:]!r}")
+    return int(value.group(1))
+
+
 def answer_of(out, label):
     """{"value", "search_seconds"} from igsolve's output on one board."""
-    value = re.search(r"Nimber of initial position: (\d+)", out)
+    value = value_of(out, label)
     search = re.search(r"Calculation time: (\S+)", out)
-    if not value or not search:
+    if not search:
         raise RuntimeError(f"igsolve said no nimber for {label}: {out.strip()[-200:]!r}")
-    return {"value": int(value.group(1)), "search_seconds": seconds_of(search.group(1))}
+    return {"value": value, "search_seconds": seconds_of(search.group(1))}
 
 
 def run(binary, rows, cols, folder, limit):
