@@ -135,3 +135,28 @@ def test_a_first_question_goes_on_while_the_database_is_built(tmp_path, monkeypa
     assert said.count("will be built in the background") == 1
     solver.value(board[1:])
     assert "will be built" not in capsys.readouterr().err  # said once
+
+
+def test_loading_a_kernel_imports_no_linear_algebra_and_numba_still_has_blas(tmp_path):
+    """Numba's BLAS probe is skipped at its NumPy support's import (0.09-0.18 s of every
+    command): a kernel loads with SciPy's linear algebra never imported, the probe's answer
+    is what the probe itself gives, and a kernel using BLAS still compiles and runs."""
+    program = textwrap.dedent("""
+        import sys
+        import numpy as np
+        from flipnet.solve.cram import bits
+        bits.move_count(np.uint64(0b111), 1, 3)  # a kernel loaded (or compiled)
+        import numba
+        from numba.np import arraymath
+        print("scipy.linalg" in sys.modules, arraymath._HAVE_BLAS)
+        a = np.arange(6.0).reshape(2, 3)
+        print(float(numba.njit(lambda x, y: np.dot(x, y).sum())(a, a.T)), float(np.dot(a, a.T).sum()))
+        print(arraymath._check_blas())  # the probe as Numba runs it, now that nothing refuses it
+    """)
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    loaded, dot, probe = proc.stdout.split("\n")[:3]
+    assert loaded.split()[0] == "False"
+    assert loaded.split()[1] == probe
+    assert dot.split()[0] == dot.split()[1]

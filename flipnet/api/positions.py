@@ -51,8 +51,10 @@ def value(position, game: str = "flip", *, misere: bool | None = None, timeout: 
     `workers`: threads searching a flip board together (default, and at most: the cores
     the process may use, `base/cores.py`; the same answer with any number).
     `max_take`: grid Nim's most stones a move takes (3). A flip position whose components
-    have at most 20 cells is valued by a plain recursion, at once; a larger one by the
-    compiled search, which a new install compiles the first time (about 40 s, once).
+    have at most 20 cells, or fit a box of the endgame database the cache holds (a full
+    4x7 or 5x5; 5x6 with the 30-cell set), is valued by a plain recursion, at once; a
+    larger one by the compiled search, which a new install compiles the first time
+    (about 40 s, once).
     `engine`: the `Engine` that answers (its settings and tables; default: `default_engine()`).
 
     The result holds `value` (the nim-value; in misère play 1 for a win of the player to

@@ -15,10 +15,17 @@ another machine has another CPU. flipnet's kernels are cached instead
 A user's `NUMBA_CPU_NAME` or `NUMBA_CACHE_DIR` is kept: their choice wins. The CPU level
 is a setting of the whole process, so other Numba code in it is compiled for it too.
 Every module with kernels takes `njit` from here, which configures Numba first.
+
+Loading the first kernel, Numba imports its NumPy support, which asks whether a BLAS is
+at hand by importing SciPy's linear algebra: 0.09-0.18 s and 14 MB of every command's
+start, for kernels that use none (`numba_blas_probe_skipped`).
 """
 
 import hashlib
+import importlib.abc
+import importlib.util
 import os
+import sys
 import platform
 from functools import lru_cache
 from pathlib import Path
@@ -82,7 +89,38 @@ def configure():
         CACHE_IMPL._locator_classes.insert(0, ContentStampedLocator)
     if config.CPU_NAME is None and host_has_portable_level():
         config.CPU_NAME, config.CPU_FEATURES = PORTABLE_CPU, ""
+    numba_blas_probe_skipped()
     return config.CPU_NAME
+
+
+class _RefuseLinearAlgebra(importlib.abc.MetaPathFinder):
+    """An import of SciPy's linear algebra fails while it is in `sys.meta_path`."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy.linalg":
+            raise ImportError("refused while Numba's NumPy support is imported")
+        return None
+
+
+def numba_blas_probe_skipped():
+    """Import Numba's NumPy support without its BLAS probe (`import scipy.linalg.cython_blas`,
+    0.09-0.18 s and 14 MB) and set the probe's answer from SciPy's files instead. Numba
+    reads that answer in one place (`np.correlate` and `np.convolve` of floats then call
+    BLAS, which their compile imports as before); its other linear algebra imports SciPy
+    when a kernel using it compiles. False where Numba's support was imported already or
+    its layout differs (the probe then ran as Numba wrote it)."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return False
+    refusal = _RefuseLinearAlgebra()
+    sys.meta_path.insert(0, refusal)
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        sys.meta_path.remove(refusal)
+    if not hasattr(arraymath, "_HAVE_BLAS"):
+        return False
+    arraymath._HAVE_BLAS = importlib.util.find_spec("scipy.linalg") is not None
+    return True
 
 
 def njit(*args, **kwargs):

@@ -140,6 +140,14 @@ def _number(variable, text, what, kind=float):
         raise FlipnetError(f"{variable}={text!r} is not {what}") from None
 
 
+def _built_endgame():
+    """The endgame database the cache holds, loaded (a stat and a map: no kernel), for the
+    plain recursion; None where none is built (the search builds it when it needs it)."""
+    from flipnet.solve.cram.endgame import Endgame
+
+    return Endgame.load_or_build() if Endgame.is_built() else None
+
+
 class Engine:
     """Exact values of flip positions by one engine's plain recursion and search. Its
     questions share its tables: the optimal player asks one a move, a dataset one a
@@ -160,7 +168,7 @@ class Engine:
         from flipnet.solve.small import Plain
 
         self.settings = Settings() if settings is None else settings
-        self.plain = Plain()
+        self.plain = Plain(endgame=None if self.settings.endgame == "off" else _built_endgame)
         self._search = None  # the CramSolver, built at the first question the recursion leaves
         self._workers = None  # threads asked for before the search was built
         self._limits = []  # time limits open before the search was built, entered when it is

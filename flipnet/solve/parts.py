@@ -96,3 +96,34 @@ def box_dominoes(bits, h, w):
             if a + w < h * w and bits >> (a + w) & 1:
                 out.append((a, a + w))
     return out
+
+
+def widened(bits, h, w, width):
+    """A position of an h x w frame (bit r * w + c) on a frame `width` columns wide."""
+    row = (1 << w) - 1
+    return sum(((bits >> (r * w)) & row) << (r * width) for r in range(h))
+
+
+def transposed(bits, h, w):
+    """A position of an h x w frame turned about its diagonal: on w x h, (r, c) -> (c, r)."""
+    out = 0
+    while bits:
+        low = bits & -bits
+        k = low.bit_length() - 1
+        out |= 1 << ((k % w) * h + k // w)
+        bits ^= low
+    return out
+
+
+def own_frame(bits, w):
+    """(bits, h, w) of a group of cells given on a frame `w` columns wide, on its own
+    bounding box."""
+    top, bottom = ((bits & -bits).bit_length() - 1) // w, (bits.bit_length() - 1) // w
+    row, columns = (1 << w) - 1, 0
+    for r in range(top, bottom + 1):
+        columns |= (bits >> (r * w)) & row
+    left = (columns & -columns).bit_length() - 1
+    width = columns.bit_length() - left
+    keep = (1 << width) - 1
+    own = sum(((bits >> (r * w + left)) & keep) << ((r - top) * width) for r in range(top, bottom + 1))
+    return own, bottom - top + 1, width

@@ -39,6 +39,7 @@ import numpy as np
 from flipnet.base.errors import FlipnetError
 from flipnet.base.files import atomic_path, ensure_dir
 from flipnet.base.places import cache_dir
+from flipnet.solve.parts import transposed, widened
 
 FORMAT = "flipnet-cram-endgame-2"  # -1 had no checksums: such a database is built again
 BLOCK_BYTES = 1 << 24  # bytes one CRC-32 covers
@@ -63,6 +64,23 @@ class Endgame:
             data = data.view()
             data.flags.writeable = False
         self.data, self.boxes = data, np.asarray(boxes, dtype=np.int64).reshape(-1, 3)
+        self._box_rows = tuple(tuple(row) for row in self.boxes.tolist())
+
+    def value_of(self, bits, h, w):
+        """The nimber of a position of an h x w frame (bit r * w + c for cell (r, c)), read
+        from a box that holds it, turned about its diagonal if it fits only so; None where
+        no box does. In plain Python: the plain recursion reads its large components here
+        with no kernel to load."""
+        for box_h, box_w, offset in self._box_rows:
+            if h <= box_h and w <= box_w:
+                return int(self.data[offset + widened(bits, h, w, box_w)])
+            if w <= box_h and h <= box_w:
+                return int(self.data[offset + widened(transposed(bits, h, w), w, h, box_w)])
+        return None
+
+    def holds(self, h, w):
+        """Whether a box holds a frame of h x w, either way round."""
+        return any(min(h, w) <= box_h and max(h, w) <= box_w for box_h, box_w, _ in self._box_rows)
 
     @classmethod
     def empty(cls):
