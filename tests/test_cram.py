@@ -766,7 +766,8 @@ def test_a_large_board_with_a_smaller_database_says_once_that_the_30_cell_one_is
 @pytest.mark.slow
 def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, capsys):
     """A new install's first search waits half a minute for Numba: the line says so, then
-    counts the search (a kernel has no overloads until it is compiled or loaded)."""
+    counts the search (a kernel has no overloads until it is compiled or loaded), whose
+    seconds leave the compile out."""
     from flipnet.solve.cram import supervisor
 
     monkeypatch.setenv("FLIPNET_PROGRESS", "1")
@@ -775,9 +776,12 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
     class Compiling:
         overloads = {}
 
-        def __call__(self, ctx):
+        def compile(self, signature):  # a dispatcher's: for the types of the call's arguments
+            assert len(signature) == 1  # the context alone
             time.sleep(0.8)
-            self.overloads = {"compiled": True}
+            self.overloads = {signature: "compiled"}
+
+        def __call__(self, ctx):
             time.sleep(0.8)
             return True
 
@@ -786,6 +790,7 @@ def test_the_progress_line_says_when_the_kernel_is_still_compiling(monkeypatch, 
     shown = capsys.readouterr().err
     assert supervisor.COMPILING in shown and "search:" in shown
     assert shown.index(supervisor.COMPILING) < shown.index("search:")
+    assert 0.7 < solver.supervisor.seconds < 1.5  # the search's 0.8 s, not the compile's
     solver._run(Compiling())  # another kernel of the same solver: said once, the second so
     shown = capsys.readouterr().err
     assert supervisor.COMPILING not in shown and supervisor.COMPILING_MORE in shown

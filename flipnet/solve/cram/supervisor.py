@@ -102,7 +102,8 @@ class Supervisor:
         self.left = []
         return 0
 
-    def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False, carry=None):
+    def run(self, jobs, controls, stats, watch=None, settled=lambda: False, compiling=lambda: False, carry=None,
+            counted=True):
         """Run each job (a kernel call, or several in turn) in a thread of its own while
         this thread shows progress, enforces the limits and turns Ctrl-C into a stop
         written to every `controls` array; `stats` are the jobs' counters. Once
@@ -110,7 +111,8 @@ class Supervisor:
         progress line says so. `watch(done)`, if given, hears of the positions finished in
         place of the line. `carry`: the `Progress` one question's runs share (a search
         paused for each checkpoint and asked again), so that they show one progress line,
-        counted from the first run's start; its caller closes it."""
+        counted from the first run's start; its caller closes it. `counted`: its seconds are
+        a search's (False: a kernel loaded or compiled, not searching)."""
         run = _Run(controls, stats)
         run.threads = [threading.Thread(target=run.work, args=(job,), daemon=True) for job in jobs]
         began = time.perf_counter()
@@ -127,7 +129,8 @@ class Supervisor:
                 self._leave(run)
                 if carry is None:
                     shown.close()
-                self.seconds += time.perf_counter() - began - run.stopped
+                if counted:
+                    self.seconds += time.perf_counter() - began - run.stopped
                 self._compiling = None
         if watch is not None:
             watch(run.total(search.DONE) - done_before)
