@@ -160,3 +160,18 @@ def test_a_board_of_a_box_is_answered_from_the_database_without_numba(tmp_path):
     searched = flipnet.value(board, workers=1)
     assert answer["nim_value"] == searched.value
     assert [m["move"] for m in answer["winning_moves"]] == [m.move for m in searched.winning_moves]
+
+
+def test_an_engines_recursion_reads_the_database_its_search_has_loaded(search, small_database, monkeypatch):
+    import flipnet.solve.small as small
+
+    monkeypatch.setattr(small, "SMALL_CELLS", 6)
+    engine = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="cached", progress=False))
+    engine.search().endgame = small_database  # as a search that loaded it: one map of the file, not two
+    board = {(r, c) for r in range(2) for c in range(6)}
+    assert engine.plain.value(board) == search.value(board) and engine.plain.report()["database_hits"] == 1
+    assert engine.plain._endgame is small_database
+    off = flipnet.Engine(flipnet.EngineSettings(workers=1, endgame="off", progress=False))
+    off.search().endgame = small_database
+    with pytest.raises(TooLarge):  # endgame "off": the recursion reads no database either
+        off.plain.value(board)

@@ -140,14 +140,6 @@ def _number(variable, text, what, kind=float):
         raise FlipnetError(f"{variable}={text!r} is not {what}") from None
 
 
-def _built_endgame():
-    """The endgame database the cache holds, loaded (a stat and a map: no kernel), for the
-    plain recursion; None where none is built (the search builds it when it needs it)."""
-    from flipnet.solve.cram.endgame import Endgame
-
-    return Endgame.load_or_build() if Endgame.is_built() else None
-
-
 class Engine:
     """Exact values of flip positions by one engine's plain recursion and search. Its
     questions share its tables: the optimal player asks one a move, a dataset one a
@@ -168,7 +160,7 @@ class Engine:
         from flipnet.solve.small import Plain
 
         self.settings = Settings() if settings is None else settings
-        self.plain = Plain(endgame=None if self.settings.endgame == "off" else _built_endgame)
+        self.plain = Plain(endgame=None if self.settings.endgame == "off" else self._endgame_for_plain)
         self._search = None  # the CramSolver, built at the first question the recursion leaves
         self._workers = None  # threads asked for before the search was built
         self._limits = []  # time limits open before the search was built, entered when it is
@@ -212,6 +204,16 @@ class Engine:
         built.builds_endgame = s.endgame == "auto"
         built.max_table_log = s.max_table_log
         return built
+
+    def _endgame_for_plain(self):
+        """The endgame database for the plain recursion: the search's where it has loaded
+        one (one map of the file), else the one the cache holds (a stat and a map: no
+        kernel); None where none is built (the search builds it when it needs it)."""
+        from flipnet.solve.cram.endgame import Endgame
+
+        if self._search is not None and self._search.endgame.boxes.size:
+            return self._search.endgame
+        return Endgame.load_or_build() if Endgame.is_built() else None
 
     def load_endgame(self):
         """Load the endgame database now (building it once where the settings allow), not
