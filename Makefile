@@ -67,7 +67,7 @@ data/flip6x6.h5 data/flip7x7.h5: | $(READY)
 endgame: $(READY) ## build the Cram solver's endgame database (once, in ~/.cache/flipnet)
 	$(FLIPNET) endgame
 
-endgame-large: $(READY) ## the 30-cell endgame database (3.5 GB, under a minute) for 6x7 and larger
+endgame-large: $(READY) ## the 30-cell endgame database (1.7 GB, about a minute) for 6x7 and larger
 	$(FLIPNET) endgame --cells 30
 
 bench: $(READY) ## timings beside reference implementations, as ratios (Cram boards up to 3x14; IGSOLVE=PATH: beside igsolve; AGAINST=PYTHON: beside another flipnet); the explorer's latency

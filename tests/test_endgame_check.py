@@ -18,8 +18,8 @@ from flipnet.solve.cram import CramSolver
 from flipnet.solve.cram.endgame import Endgame
 from flipnet.solve.cram.limits import MIN_TABLE_LOG
 
-SMALL = ((2, 6), (3, 4))  # 4096 + 4096 bytes: small enough to build in every test
-FULL_3X4 = 4096 + 4095  # where the full 3x4 board's value (1) is
+SMALL = ((2, 6), (3, 4))  # 2048 + 2048 bytes, two positions a byte: small enough to build in every test
+FULL_3X4 = (4096 + 4095) // 2  # the byte of the full 3x4 board's value (1), its upper half
 
 
 def _bin(d):
@@ -54,7 +54,7 @@ DAMAGE = {
     "zeroed": _edit_bytes(slice(None), 0),
     "one-byte-0": _edit_bytes(FULL_3X4, 0),
     "one-byte-200": _edit_bytes(FULL_3X4, 200),
-    "block-ff": _edit_bytes(slice(4096, 8192), 0xFF),
+    "block-ff": _edit_bytes(slice(2048, 4096), 0xFF),
     "swapped-offsets": _edit_meta(_swap_offsets),
     "wild-offset": _edit_meta(lambda m: m["offsets"][1].__setitem__(2, 10 ** 12)),
     "text-offset": _edit_meta(lambda m: m["offsets"][1].__setitem__(2, "x")),
@@ -76,7 +76,7 @@ def test_a_damaged_database_is_never_read_but_built_again(tmp_path, damage):
     endgame = Endgame.load_or_build(tmp_path, log=said.append)
     assert len(said) == 1 and ("fails its check" in said[0] or "building the endgame database" in said[0])
     assert endgame.boxes[:, :2].tolist() == [list(b) for b in SMALL]  # the boxes it had, built again
-    assert np.array_equal(endgame.data[endgame.boxes[1, 2]:], table(FlipGame(3, 4)))
+    assert np.array_equal(endgame.box_table(1), table(FlipGame(3, 4)))
     assert Endgame.is_built(tmp_path)
     solver = CramSolver(endgame=endgame, progress=False, tt_log=MIN_TABLE_LOG)
     assert solver.value([(r, c) for r in range(3) for c in range(4)]) == table(FlipGame(3, 4))[-1]
@@ -87,7 +87,7 @@ def test_the_check_names_what_is_wrong(tmp_path):
     _edit_bytes(70, 3)(tmp_path)
     said = []
     Endgame.load_or_build(tmp_path, log=said.append)
-    assert said[0].startswith(f"the endgame database in {tmp_path} fails its check: bytes 0..8191, "
+    assert said[0].startswith(f"the endgame database in {tmp_path} fails its check: bytes 0..4095, "
                               f"in table 2x6, fail their checksum; building it again")
     _edit_meta(_swap_offsets)(tmp_path)
     said.clear()
@@ -96,17 +96,18 @@ def test_the_check_names_what_is_wrong(tmp_path):
 
 
 def test_a_nimber_the_position_cannot_have_never_leaves_the_solver():
-    """A table damaged in memory (past any file check): 200 for the full 3x4 board, which
+    """A table damaged in memory (past any file check): 15 for the full 3x4 board, which
     has 12 cells and so a value below 8, is refused in one line, not answered."""
     good = Endgame.build(boxes=SMALL)
     data = np.array(good.data)
-    data[good.boxes[1, 2] + 4095] = 200
+    full_board = (good.boxes[1, 2] + 4095) // 2  # its byte: the upper half (an odd position)
+    data[full_board] = data[full_board] & 0x0F | 0xF0
     solver = CramSolver(endgame=Endgame(data, good.boxes), progress=False, tt_log=MIN_TABLE_LOG)
     full = [(r, c) for r in range(3) for c in range(4)]
-    with pytest.raises(FlipnetError, match=r"^the search gave nimber 200 to a position of 12 cells, which "
+    with pytest.raises(FlipnetError, match=r"^the search gave nimber 15 to a position of 12 cells, which "
                                            r"allows values below 8: the endgame database"):
         solver.value(full)
-    with pytest.raises(FlipnetError, match="the search gave nimber 200"):
+    with pytest.raises(FlipnetError, match="the search gave nimber 15"):
         solver.values_of_states([(1 << 12) - 1], 3, 4)
 
 
@@ -122,7 +123,7 @@ def test_flipnet_endgame_checks_what_it_claims_to_check(tmp_path):
     proc = endgame()
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert "fails its check: bytes 0..8191, in table 2x6, fail their checksum; building it again" in lines[0]
+    assert "fails its check: bytes 0..4095, in table 2x6, fail their checksum; building it again" in lines[0]
     assert lines[1].startswith(f"endgame database in {tmp_path}: boxes 2x6, 3x4, 0 MB, checked and ready in")
     again = endgame()
     assert again.returncode == 0 and len(again.stdout.splitlines()) == 1  # sound now: loaded, not built
@@ -145,7 +146,7 @@ def test_a_stamped_database_is_trusted_without_reading_it_until_a_write(tmp_path
     Endgame.load_or_build(tmp_path, full_check=True)
     assert reads == [1]  # `flipnet endgame` reads every block
     data = np.memmap(_bin(tmp_path), dtype=np.uint8, mode="r+")
-    data[4096:] = np.random.default_rng(0).integers(0, 4, size=4096)  # the 3x4 table: values it could hold
+    data[2048:] = np.random.default_rng(0).integers(0, 4, size=2048) * 0x11  # the 3x4 table: values it could hold
     data.flush()
     del data
     assert not Endgame.is_built(tmp_path)

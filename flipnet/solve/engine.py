@@ -363,8 +363,8 @@ class Engine:
 
 def endgame_database(directory=None, cells=None, log=None, progress=None, full_check=True):
     """The endgame database in `directory` (default: the cache), checked (in full with
-    `full_check`), built there first where it is missing: boxes of at most `cells` cells (28
-    or 30; None: the one kept there, else 28). `log(line)`, `progress(done, total)`: what a
+    `full_check`), built there first where it is missing: boxes of at most `cells` cells (28,
+    30 or 32; None: the one kept there, else 28). `log(line)`, `progress(done, total)`: what a
     build says."""
     from flipnet.solve.cram.endgame import BOX_SETS, Endgame
 
@@ -430,7 +430,7 @@ def compile_database_builder():
 
     from flipnet.solve.cram.box_values import fill_box_values
 
-    fill_box_values(np.zeros(16, np.uint8), 2, 2)
+    fill_box_values(np.zeros(8, np.uint8), 2, 2)
 
 
 def compile_search(with_endgame):

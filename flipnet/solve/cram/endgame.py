@@ -1,23 +1,28 @@
 """The endgame database: the nimber of every position that fits in a small box.
 
 Each box's table holds the nimber of every position of a flip board of that shape
-(`box_values`, one byte a position, bit r * w + c for cell (r, c)), so a component whose
-canonical box (h <= w) fits inside one is answered by one lookup. The default boxes are
-every box of at most 28 cells not inside a larger one of them: 2x12, 3x9, 4x7 and 5x5,
-453 MB in all, built once in a few seconds (`flipnet endgame`, or on first use) into the
-cache directory, then memory-mapped. The 30-cell set (`flipnet endgame --cells 30`: 2x15,
-3x10, 4x7 and 5x6, 3.5 GB, under a minute) is for boards of 40 cells and more. The
-solver reads whichever set the cache holds.
+(`box_values`, bit r * w + c for cell (r, c)), so a component whose canonical box (h <= w)
+fits inside one is answered by one lookup. A nimber takes four bits, two positions a byte
+(position i of the file in the low half of byte i // 2 when i is even): a game of at most
+31 cells lasts at most 15 moves, and its nimber is at most that (the full 4x8 box of the
+32-cell set, which could reach 16, is 0). At one byte a position the file was twice as
+large, and a search mapped more of its pages: 236 MB for 5x7, 187 MB at four bits. The default boxes are every box of at most 28
+cells not inside a larger one of them: 2x12, 3x9, 4x7 and 5x5, 227 MB in all, built once
+in a few seconds (`flipnet endgame`, or on first use) into the cache directory, then
+memory-mapped. The 30-cell set (`flipnet endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6,
+1.7 GB, about a minute) is for boards of 40 cells and more; the 32-cell set (`--cells 32`:
+4x8 as well, 3.9 GB, under two minutes) searches boards of four rows up to twice as fast.
+The solver reads whichever set the cache holds.
 
 A database proves itself before a value is read from it: its description must give the
 layout these boxes have (offsets, sizes), and every block of 16 MiB must have the CRC-32
-written at build, which a full check reads again (0.75 s for the 3.5 GB set, from the page
+written at build, which a full check reads again (0.4 s for the 1.7 GB set, from the page
 cache, on two threads). A file that passed the full check is stamped: its mtime is set to
 a second before the check, and the description records the file's device, inode, size,
 mtime and ctime. Any later write to the file through the system sets its mtime to the
 time of that write and its ctime too (and a program that sets the mtime back changes the
 ctime), so a file whose stat is its stamp holds the bytes that were checked: a process
-then needs one stat (microseconds) instead of reading 3.5 GB. A file without a stamp, or
+then needs one stat (microseconds) instead of reading 1.7 GB. A file without a stamp, or
 whose stat differs, gets the full check (and its stamp, if it passes); `flipnet endgame`
 always runs the full check. A file that fails is never read: `load_or_build` builds it
 again, saying why on one line.
@@ -41,19 +46,25 @@ from flipnet.base.files import atomic_path, ensure_dir
 from flipnet.base.places import cache_dir
 from flipnet.solve.parts import transposed, widened
 
-FORMAT = "flipnet-cram-endgame-2"  # -1 had no checksums: such a database is built again
+FORMAT = "flipnet-cram-endgame-3"  # four bits a position; -2 took a byte, -1 had no checksums
+NIMBER_BITS = 4  # a position's share of its byte: its nimber, at most 15
 BLOCK_BYTES = 1 << 24  # bytes one CRC-32 covers
 BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cells not inside another
-             30: ((2, 15), (3, 10), (4, 7), (5, 6))}
+             30: ((2, 15), (3, 10), (4, 7), (5, 6)),
+             # 4x8 added to the 30-cell set, for boards of four rows (2x16 left out: two rows are
+             # searched at once); 4x7 kept before it, so that its components are read from 128 MB
+             # of the file, not from 4x8's 2 GB (5x7: 370 MB of memory against 488 MB)
+             32: ((2, 15), (3, 10), (4, 7), (4, 8), (5, 6))}
 DEFAULT_BOXES = BOX_SETS[28]
-MAX_BOX_CELLS = 30
+MAX_BOX_CELLS = 32
 SPARE_ROOM = 64 << 20  # address space a build needs beside its map (threads' stacks, the CRC pass)
 BUILDING = "cram-endgame.building"  # a build in the background under way: the builder's pid
 BUILD_SECONDS = 600  # a mark older than this is of a builder that died
 
 
 class Endgame:
-    """Box tables laid end to end in one array (`data`), and `boxes` rows (h, w, offset).
+    """Box tables laid end to end in one array of bytes (`data`, two positions a byte), and
+    `boxes` rows (h, w, offset of the box's first position).
 
     `data` is read-only whatever it was given as (the file's memory map is): every solver,
     with a database or without one (`empty`), then calls the search kernels with the same
@@ -73,10 +84,18 @@ class Endgame:
         with no kernel to load."""
         for box_h, box_w, offset in self._box_rows:
             if h <= box_h and w <= box_w:
-                return int(self.data[offset + widened(bits, h, w, box_w)])
+                return self._read(offset + widened(bits, h, w, box_w))
             if w <= box_h and h <= box_w:
-                return int(self.data[offset + widened(transposed(bits, h, w), w, h, box_w)])
+                return self._read(offset + widened(transposed(bits, h, w), w, h, box_w))
         return None
+
+    def _read(self, index):
+        return int(self.data[index >> 1]) >> (NIMBER_BITS * (index & 1)) & 15
+
+    def box_table(self, k):
+        """The nimbers of every position of box k, one byte each (a copy, for checks)."""
+        h, w, offset = self._box_rows[k]
+        return unpacked(self.data[offset // 2:(offset + (1 << (h * w))) // 2])
 
     def holds(self, h, w):
         """Whether a box holds a frame of h x w, either way round."""
@@ -201,7 +220,7 @@ def _problem(path, meta_path, meta, full_check=False):
     bad = next((k for k, (a, b) in enumerate(zip(found, crcs)) if a != b), None)
     if bad is not None:
         start = bad * BLOCK_BYTES
-        box = next(f"{h}x{w}" for h, w, o in reversed(offsets) if o <= start)
+        box = next(f"{h}x{w}" for h, w, o in reversed(offsets) if o // 2 <= start)
         return f"bytes {start}..{min(start + BLOCK_BYTES, size) - 1}, in table {box}, fail their checksum"
     if _stat_stamp(path) == before:  # nothing wrote to it while it was read
         _stamp(path, meta_path, meta)
@@ -247,13 +266,20 @@ def _block_crcs(data, threads=2):
     return crcs
 
 
+def unpacked(data):
+    """Bytes of two positions each as the positions' nimbers, one byte each, in order."""
+    data = np.asarray(data, np.uint8)
+    return np.stack([data & 15, data >> NIMBER_BITS], axis=-1).reshape(-1)
+
+
 def _layout(boxes):
-    """([[h, w, offset], ...], total bytes) of box tables laid end to end in this order."""
+    """([[h, w, offset of its first position], ...], total bytes) of box tables laid end to
+    end in this order, two positions a byte."""
     offsets, offset = [], 0
     for h, w in boxes:
         offsets.append([h, w, offset])
         offset += 1 << (h * w)
-    return offsets, offset
+    return offsets, offset // 2
 
 
 def _names(boxes):
@@ -279,13 +305,14 @@ def _fill(data, offsets, progress=None):
     def step(count):
         nonlocal done
         done += count
-        progress(done, data.size)
+        progress(done, 2 * data.size)
 
     for h, w, offset in offsets:
-        values = data[offset:offset + (1 << (h * w))]
+        values = data[offset // 2:(offset + (1 << (h * w))) // 2]
         fill_box_values(values, h, w, step if progress else None)
-        if values.max() > h * w // 2:
-            raise FlipnetError(f"box {h}x{w} has nimber {values.max()}: a game of {h * w} cells "
+        largest = max(int((values & 15).max()), int((values >> 4).max()))
+        if largest > h * w // 2:
+            raise FlipnetError(f"box {h}x{w} has nimber {largest}: a game of {h * w} cells "
                                f"lasts at most {h * w // 2} moves")
 
 
@@ -300,9 +327,9 @@ def _write(directory, path, meta_path, boxes, progress):
     ensure_dir(directory)
     start = time.perf_counter()
     offsets, size = _layout(boxes)
-    # The kernel loaded (and with it the BLAS Numba loads at its first call) before the map
-    # and its room are counted: OpenBLAS spins for ever where it cannot allocate its buffers.
-    fill_box_values(np.zeros(16, np.uint8), 2, 2)
+    # The kernel loaded (and whatever Numba loads at its first call) before the map and its
+    # room are counted: OpenBLAS, where it was loaded, spun for ever without room for its buffers.
+    fill_box_values(np.zeros(8, np.uint8), 2, 2)
     room = address_space_room()
     if room is not None and size + SPARE_ROOM > room:
         raise FlipnetError(f"the endgame database ({size / 1e6:.0f} MB, mapped while it is built) does not fit "

@@ -183,7 +183,7 @@ def locate(part, h, w, ctx, rows, trows):
     else:
         index = db_index(boxes, rows, bh, bw)
     if index >= 0:
-        prefetch(db, index)
+        prefetch(db, index >> 1)
         return IN_DB, index, zero_like(part), 0
     kb, ks = canonical_of_rows(rows, bh, bw, trows, transposed, zero_like(part))
     if control[MIRROR] and is_point_symmetric_zero(kb, shape_rows(ks), shape_cols(ks)):
@@ -203,7 +203,7 @@ def read(kind, index, kb, ks, ctx):
         return index
     if kind == IN_DB:
         stats[DB_HITS] += 1
-        return int(db[index])
+        return int(db[index >> 1] >> ((index & 1) << 2)) & 15  # four bits a position (`endgame`)
     v = tt_value(wide_probe(kb, ks, ctx) if wide_key(kb, ks, ctx) else tt_probe(tt, log_capacity, low(kb), ks))
     if v >= 0:
         stats[TT_HITS] += 1

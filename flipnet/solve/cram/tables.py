@@ -8,7 +8,7 @@ import sys
 
 from flipnet.base.progress import bar
 from flipnet.solve.cram import search
-from flipnet.solve.cram.endgame import MAX_BOX_CELLS, Endgame, build_in_background
+from flipnet.solve.cram.endgame import Endgame, build_in_background
 from flipnet.solve.cram.entries import ENTRY_BYTES, WIDE_ENTRY_WORDS
 from flipnet.solve.cram.limits import MAX_TABLE_LOG, MIN_TABLE_LOG
 from flipnet.solve.cram.memory import populate, usable_memory, zeroed_table
@@ -18,6 +18,7 @@ ENDGAME_FROM = 30  # cells of a component from which the shared solver wants the
 # From this many cells the 30-cell database pays: 6x7 (42) was answered in 7 min with it and
 # not in 10 with the 28-cell one, so a solver holding the smaller set says so once
 LARGE_ENDGAME_FROM = 40
+LARGE_BOX_CELLS = 30  # the largest box of the set advised from LARGE_ENDGAME_FROM cells
 # A question of fewer cells than this does not wait for a database not yet built: 5x8 (40)
 # searched 3.8 s without it; building it takes about 12 s, then 5x8 takes 2.4 s
 WAITS_FOR_ENDGAME_FROM = 41
@@ -93,7 +94,7 @@ class TableKeeper:
             self._advised = True
             print(f"flipnet: a component of {largest} cells, and the endgame database holds boxes of at most "
                   f"{self.endgame.largest_box} cells: the 30-cell one answers such boards several times faster "
-                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, under a minute, 3.5 GB)",
+                  f"(`make endgame-large` or `flipnet endgame --cells 30`: once, about a minute, 1.7 GB)",
                   file=sys.stderr)
         wide = any(min(h, w) > 1 and self.is_wide(h, w) for bits, h, w in parts)
         wanted = table_log(largest, side) if self.grow_table and largest else 0
@@ -185,7 +186,7 @@ class TableKeeper:
                 self._told_building = True
                 when = "is being built in the background" if building == "under way" else \
                     "will be built in the background as this ends"
-                print(f"flipnet: the endgame database {when} (once, about 15 s, 453 MB); later searches use it",
+                print(f"flipnet: the endgame database {when} (once, about 15 s, 227 MB); later searches use it",
                       file=sys.stderr)
             return
         self.auto_endgame = False
@@ -193,4 +194,4 @@ class TableKeeper:
 
     def _wants_larger_endgame(self):
         """A command's solver, holding a database smaller than the 30-cell set, not yet told so."""
-        return self.auto_endgame and not self._advised and 0 < self.endgame.largest_box < MAX_BOX_CELLS
+        return self.auto_endgame and not self._advised and 0 < self.endgame.largest_box < LARGE_BOX_CELLS
