@@ -156,3 +156,19 @@ def test_a_stamped_database_is_trusted_without_reading_it_until_a_write(tmp_path
     import os
     os.utime(_bin(tmp_path), ns=(stamp[3], stamp[3]))  # the mtime set back: the ctime moved on
     assert not Endgame.is_built(tmp_path)
+
+
+def test_a_set_of_larger_boxes_kept_in_the_cache_will_do_where_asked(tmp_path, monkeypatch):
+    """The peer bench asks for the 30-cell set or larger: the 32-cell one kept there is
+    read, not built over; asked for a set exactly, the cache gets that set."""
+    from flipnet.solve.cram import endgame as module
+    from flipnet.solve.engine import endgame_database
+
+    monkeypatch.setattr(module, "BOX_SETS", {8: ((2, 4),), 12: SMALL})
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    said = []
+    kept = endgame_database(tmp_path, cells=8, log=said.append, full_check=False, or_larger=True)
+    assert kept.box_names == "2x6, 3x4" and said == []
+    exact = endgame_database(tmp_path, cells=8, log=said.append, full_check=False)
+    assert exact.box_names == "2x4" and len(said) == 1 and "holds other boxes" in said[0]
+    assert endgame_database(tmp_path, cells=12, full_check=False, or_larger=True).box_names == "2x6, 3x4"

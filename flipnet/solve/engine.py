@@ -361,13 +361,17 @@ class Engine:
         return self._search.compiling() if self._search is not None else None
 
 
-def endgame_database(directory=None, cells=None, log=None, progress=None, full_check=True):
+def endgame_database(directory=None, cells=None, log=None, progress=None, full_check=True, or_larger=False):
     """The endgame database in `directory` (default: the cache), checked (in full with
     `full_check`), built there first where it is missing: boxes of at most `cells` cells (28,
-    30 or 32; None: the one kept there, else 28). `log(line)`, `progress(done, total)`: what a
-    build says."""
+    30 or 32; None: the one kept there, else 28). `or_larger`: a set of larger boxes kept
+    there will do. `log(line)`, `progress(done, total)`: what a build says."""
     from flipnet.solve.cram.endgame import BOX_SETS, Endgame
 
+    if cells and or_larger and Endgame.is_built(directory):
+        held = Endgame.load_or_build(directory, log=log, full_check=full_check)
+        if held.largest_box >= cells:
+            return held
     boxes = BOX_SETS[cells] if cells else None
     return Endgame.load_or_build(directory, boxes=boxes, log=log, progress=progress, full_check=full_check)
 
