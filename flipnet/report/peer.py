@@ -2,9 +2,9 @@
 
 Its best, as read from its options and measured (docs/cram.md): its endgame database
 (`--edb_segments`), built once per board and kept, of boards `EDB_CELLS` cells at most,
-as flipnet's 32-cell set (which the bench reads where the cache holds it, else the 30-cell one); its own pruning (set pruning with aspiration, its default); its
-succinct table (the default past 40 cells) at `TABLE_GB`, the size its largest boards
-here need. The database is built before the timing, in a run stopped once its search
+as flipnet's 32-cell set (which the bench reads where the cache holds it, else the 30-cell
+one); its own pruning (set pruning with aspiration, its default); its succinct table
+(the default past 40 cells) at `TABLE_GB`, the size its largest boards here need. The database is built before the timing, in a run stopped once its search
 begins, so the timed run reads it from its folder as a later question would.
 """
 

@@ -1,17 +1,17 @@
 """The nimber of every position of a box, written in place in the endgame database's layout.
 
 Four bits a position, two a byte (bit r * w + c is cell (r, c); position p in the low
-half of byte p // 2 when p is even), filled straight into the database file's memory map: nothing the size of the box is held besides the file's own pages (the
-table DP of `solve.dp` carries a one-hot word a position and a copy to write out; for the
-30-cell set it peaked at 4.5 GB and took four times as long). A move only clears cells,
+half of byte p // 2 when p is even), filled straight into the database file's memory
+map: nothing the size of the box is held besides the file's own pages (the table DP of
+`solve.dp` carries a one-hot word a position and a copy to write out; for the 30-cell set
+it peaked at 4.5 GB and took four times as long). A move only clears cells,
 so every option of position p is a smaller integer than p, and positions taken in
 increasing order find their options' values done. The threads share the work by the box's
 last row: the positions whose last row holds the cells R form a block, every option of
 the block lies in a block of a subset of R (or in its own, earlier), so the blocks of one
 popcount of R are independent and go in parallel, one popcount after another (a block
-holds whole bytes, so no two threads write one). Reading
-p's options in increasing p walks a few dozen sequential streams through the array,
-which the CPU prefetches.
+holds whole bytes, so no two threads write one). Reading p's options in increasing p
+walks a few dozen sequential streams through the array, which the CPU prefetches.
 """
 
 import numpy as np

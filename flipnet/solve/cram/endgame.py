@@ -6,13 +6,14 @@ fits inside one is answered by one lookup. A nimber takes four bits, two positio
 (position i of the file in the low half of byte i // 2 when i is even): a game of at most
 31 cells lasts at most 15 moves, and its nimber is at most that (the full 4x8 box of the
 32-cell set, which could reach 16, is 0). At one byte a position the file was twice as
-large, and a search mapped more of its pages: 236 MB for 5x7, 187 MB at four bits. The default boxes are every box of at most 28
-cells not inside a larger one of them: 2x12, 3x9, 4x7 and 5x5, 227 MB in all, built once
-in a few seconds (`flipnet endgame`, or on first use) into the cache directory, then
-memory-mapped. The 30-cell set (`flipnet endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6,
-1.7 GB, about a minute) is for boards of 40 cells and more; the 32-cell set (`--cells 32`:
-4x8 as well, 3.9 GB, under two minutes) searches boards of four rows up to twice as fast.
-The solver reads whichever set the cache holds.
+large, and a search mapped more of its pages: 236 MB for 5x7, 187 MB at four bits. The
+default boxes are every box of at most 28 cells not inside a larger one of them: 2x12,
+3x9, 4x7 and 5x5, 227 MB in all, built once in a few seconds (`flipnet endgame`, or on
+first use) into the cache directory, then memory-mapped. The 30-cell set (`flipnet
+endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6, 1.7 GB, about a minute) is for boards of 40
+cells and more; the 32-cell set (`--cells 32`: 4x8 as well, 3.9 GB, under two minutes)
+searches boards of four rows up to twice as fast. The solver reads whichever set the
+cache holds.
 
 A database proves itself before a value is read from it: its description must give the
 layout these boxes have (offsets, sizes), and every block of 16 MiB must have the CRC-32
