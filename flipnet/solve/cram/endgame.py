@@ -335,14 +335,21 @@ def _write(directory, path, meta_path, boxes, progress):
     if room is not None and size + SPARE_ROOM > room:
         raise FlipnetError(f"the endgame database ({size / 1e6:.0f} MB, mapped while it is built) does not fit "
                            f"this process's address-space limit (ulimit -v): {room / 1e6:.0f} MB of it is left")
-    with atomic_path(path) as tmp:
-        with open(tmp, "r+b") as f:
-            _reserve(f, size)
-        data = np.memmap(tmp, dtype=np.uint8, mode="r+", shape=(size,))
-        _fill(data, offsets, progress)
-        data.flush()
-        del data
-        crcs = _block_crcs(np.memmap(tmp, dtype=np.uint8, mode="r"))  # what the disk holds
+    try:
+        with atomic_path(path) as tmp:
+            with open(tmp, "r+b") as f:
+                _reserve(f, size)
+            data = np.memmap(tmp, dtype=np.uint8, mode="r+", shape=(size,))
+            _fill(data, offsets, progress)
+            data.flush()
+            del data
+            crcs = _block_crcs(np.memmap(tmp, dtype=np.uint8, mode="r"))  # what the disk holds
+    except (MemoryError, RuntimeError) as exc:  # the map fitted the limit, its threads or buffers did not
+        if room is None or isinstance(exc, RuntimeError) and "can't start new thread" not in str(exc):
+            raise
+        raise FlipnetError(f"the endgame database ({size / 1e6:.0f} MB, mapped while it is built) could not be "
+                           f"built within this process's address-space limit (ulimit -v): {room / 1e6:.0f} MB of "
+                           f"it was left, and its threads and buffers need more") from None
     meta = {"format": FORMAT, "boxes": [list(b) for b in boxes], "offsets": offsets, "bytes": size,
             "block_bytes": BLOCK_BYTES, "crc32": crcs, "seconds": time.perf_counter() - start}
     with atomic_path(meta_path) as tmp:
