@@ -527,9 +527,10 @@ def _cram_sample(bench, rows=6, cols=6, density=0.6, count=2000):
 @section("cram-large", long=True)
 def bench_cram_large(bench):
     print(f"\n== exact values of the largest boards here, each command in a fresh process (at most "
-          f"{bench.limit or LARGE_LIMIT:g} s each), with the 30-cell endgame database")
+          f"{bench.limit or LARGE_LIMIT:g} s each), with the 30-cell endgame database or the larger set the "
+          f"cache holds")
 
-    _cram_prepare(30)
+    _cram_prepare(30, or_larger=True)
     _cram_boards(bench, CRAM_LARGE, limit=LARGE_LIMIT)
 
 
@@ -603,9 +604,9 @@ def bench_cram_workers(bench):
     cores = usable_cores()
     counts = list(range(1, max(2, cores) + 1))  # a command takes at most the usable cores
     print(f"\n== one search on N workers (threads sharing one table), each command in a fresh process "
-          f"(at most {bench.limit or LARGE_LIMIT:g} s each), 30-cell endgame database; this process may use "
+          f"(at most {bench.limit or LARGE_LIMIT:g} s each), 30-cell endgame database or larger; this process may use "
           f"{cores} cores")
-    _cram_prepare(30)
+    _cram_prepare(30, or_larger=True)
     print(f"{'board':<7} {'nimber':>6} " + " ".join(f"{f'N={n} s':>9} {f'N={n} positions':>16}" for n in counts))
     for rows, cols, published, _ in bench.chosen(CRAM_WORKERS):
         label = board_label(rows, cols)
@@ -628,8 +629,9 @@ def bench_table(bench):
     """Facts per byte: the same search of a frontier board in tables of a fixed size, this
     flipnet's and (with --against) the other's, their runs in turn."""
     print("\n== the search's table: one search of a full board on one worker in a table of a fixed size, "
-          "each in a fresh process; the facts it holds after it, and what each costs (30-cell endgame database)")
-    _cram_prepare(30)
+          "each in a fresh process; the facts it holds after it, and what each costs (30-cell endgame database or "
+          "larger)")
+    _cram_prepare(30, or_larger=True)
     sides = [("this flipnet", sys.executable)] + ([("--against", bench.against)] if bench.against else [])
     print(f"{'board':<6} {'table':>7} {'flipnet':<13} {'entry B':>7} {'facts held':>12} {'B a fact':>8} "
           f"{'facts a GB':>12} {'positions':>12} {'seconds':>8}")
