@@ -14,7 +14,7 @@ if "NUMBA_OPT" not in os.environ:
     os.environ["NUMBA_OPT"] = "1"
     os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parent.parent / ".numba-tests"))
 # The Cram solver's endgame database is not loaded by a command's solver, nor built in the
-# user's cache (227 MB) by a test: the tests that need one build a small one where they say.
+# user's cache (226 MB) by a test: the tests that need one build a small one where they say.
 os.environ["FLIPNET_ENDGAME"] = "off"
 
 

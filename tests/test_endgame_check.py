@@ -172,3 +172,13 @@ def test_a_set_of_larger_boxes_kept_in_the_cache_will_do_where_asked(tmp_path, m
     exact = endgame_database(tmp_path, cells=8, log=said.append, full_check=False)
     assert exact.box_names == "2x4" and len(said) == 1 and "holds other boxes" in said[0]
     assert endgame_database(tmp_path, cells=12, full_check=False, or_larger=True).box_names == "2x6, 3x4"
+
+
+def test_what_a_build_would_make_is_said_before_it(tmp_path):
+    """The background build says what it will build: the default set where nothing is
+    there, else the boxes the description names, of an earlier layout or damaged."""
+    assert Endgame.to_build(tmp_path) == ("2x12, 3x9, 4x7, 5x5", 226_492_416)
+    Endgame.load_or_build(tmp_path, boxes=SMALL)
+    _edit_meta(lambda m: m.__setitem__("format", "flipnet-cram-endgame-2"))(tmp_path)
+    assert not Endgame.is_built(tmp_path)
+    assert Endgame.to_build(tmp_path) == ("2x6, 3x4", 4096)

@@ -132,7 +132,7 @@ def test_a_first_question_goes_on_while_the_database_is_built(tmp_path, monkeypa
     assert started and solver.endgame.boxes.size == 0  # asked for, not waited for
     assert value == CramSolver(progress=False, tt_log=MIN_TABLE_LOG).value(board)
     said = capsys.readouterr().err
-    assert said.count("will be built in the background") == 1
+    assert said.count("will be built in the background as this ends (once: boxes 2x12, 3x9, 4x7, 5x5, 226 MB)") == 1
     solver.value(board[1:])
     assert "will be built" not in capsys.readouterr().err  # said once
 

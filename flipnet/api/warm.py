@@ -5,7 +5,7 @@ kernels into the wheel (`flipnet.base.kernels`): the first `flipnet value` of a 
 search answers in a second, and the first `flipnet predict`, then load compiled code
 instead of compiling for half a minute. Run as `python -m flipnet.api.warm`, it also
 builds the endgame database where the cache has none (a process of its own, beside the
-compile: 227 MB, about 12 s), which a 5x8 board's first answer would otherwise go without.
+compile: 226 MB, about 12 s), which a 5x8 board's first answer would otherwise go without.
 """
 
 import subprocess

@@ -81,7 +81,7 @@ def parse_endgame(sub):
     p = sub.add_parser("endgame", help="build (or check) the Cram solver's endgame database")
     p.add_argument("--dir", help="where to keep it (default: $FLIPNET_CACHE or ~/.cache/flipnet)")
     p.add_argument("--cells", type=int, choices=(28, 30, 32),
-                   help="boxes of at most 28 cells (227 MB, seconds), 30 (1.7 GB, about a minute, for 6x7 "
+                   help="boxes of at most 28 cells (226 MB, seconds), 30 (1.7 GB, about a minute, for 6x7 "
                         "and larger) or 32 (3.9 GB, under two minutes: 4x8 too, for boards of four rows); "
                         "default: keep the database there, else build 28")
     p.set_defaults(run=cmd_endgame)

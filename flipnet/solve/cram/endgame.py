@@ -8,7 +8,7 @@ fits inside one is answered by one lookup. A nimber takes four bits, two positio
 32-cell set, which could reach 16, is 0). At one byte a position the file was twice as
 large, and a search mapped more of its pages: 236 MB for 5x7, 187 MB at four bits. The
 default boxes are every box of at most 28 cells not inside a larger one of them: 2x12,
-3x9, 4x7 and 5x5, 227 MB in all, built once in a few seconds (`flipnet endgame`, or on
+3x9, 4x7 and 5x5, 226 MB in all, built once in a few seconds (`flipnet endgame`, or on
 first use) into the cache directory, then memory-mapped. The 30-cell set (`flipnet
 endgame --cells 30`: 2x15, 3x10, 4x7 and 5x6, 1.7 GB, about a minute) is for boards of 40
 cells and more; the 32-cell set (`--cells 32`: 4x8 as well, 3.9 GB, under two minutes)
@@ -143,6 +143,15 @@ class Endgame:
         `load_or_build` would only load it."""
         _, path, meta_path = _files(directory)
         return _problem(path, meta_path, _read_meta(meta_path)) is None
+
+    @staticmethod
+    def to_build(directory=None):
+        """(boxes as a user reads them, bytes) of what `load_or_build(directory)` would
+        build: the boxes a description there names (an earlier layout of them, or a damaged
+        file, is built again as it was), else the default set."""
+        _, _, meta_path = _files(directory)
+        boxes = _named_boxes(_read_meta(meta_path)) or DEFAULT_BOXES
+        return _names(boxes), _layout(boxes)[1]
 
     @classmethod
     def load_or_build(cls, directory=None, boxes=None, log=None, progress=None, full_check=False):

@@ -186,8 +186,9 @@ class TableKeeper:
                 self._told_building = True
                 when = "is being built in the background" if building == "under way" else \
                     "will be built in the background as this ends"
-                print(f"flipnet: the endgame database {when} (once, about 15 s, 227 MB); later searches use it",
-                      file=sys.stderr)
+                boxes, size = Endgame.to_build()
+                print(f"flipnet: the endgame database {when} (once: boxes {boxes}, {size / 1e6:.0f} MB); later "
+                      f"searches use it", file=sys.stderr)
             return
         self.auto_endgame = False
         self.endgame = Endgame.load_or_build(log=lambda line: print(f"flipnet: {line}", file=sys.stderr))
