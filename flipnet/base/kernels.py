@@ -25,8 +25,8 @@ import hashlib
 import importlib.abc
 import importlib.util
 import os
-import sys
 import platform
+import sys
 from functools import lru_cache
 from pathlib import Path
 
