@@ -53,8 +53,8 @@ BLOCK_BYTES = 1 << 24  # bytes one CRC-32 covers
 BOX_SETS = {28: ((2, 12), (3, 9), (4, 7), (5, 5)),  # every box of at most n cells not inside another
              30: ((2, 15), (3, 10), (4, 7), (5, 6)),
              # 4x8 added to the 30-cell set, for boards of four rows (2x16 left out: two rows are
-             # searched at once); 4x7 kept before it, so that its components are read from 128 MB
-             # of the file, not from 4x8's 2 GB (5x7: 370 MB of memory against 488 MB)
+             # searched at once); 4x7 kept before it, so that its components are read from 134 MB
+             # of the file, not from 4x8's 2.1 GB (5x7: 370 MB of memory against 488 MB)
              32: ((2, 15), (3, 10), (4, 7), (4, 8), (5, 6))}
 DEFAULT_BOXES = BOX_SETS[28]
 MAX_BOX_CELLS = 32
