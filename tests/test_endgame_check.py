@@ -182,3 +182,21 @@ def test_what_a_build_would_make_is_said_before_it(tmp_path):
     _edit_meta(lambda m: m.__setitem__("format", "flipnet-cram-endgame-2"))(tmp_path)
     assert not Endgame.is_built(tmp_path)
     assert Endgame.to_build(tmp_path) == ("2x6, 3x4", 4096)
+
+
+def test_the_32_cell_set_reads_a_group_of_4x7_from_its_own_box():
+    """4x8 holds every group 4x7 holds; 4x7 comes first, so the search and the plain
+    recursion read such a group from its 134 MB, not from 4x8's 2.1 GB."""
+    from flipnet.solve.cram import search
+    from flipnet.solve.cram.endgame import BOX_SETS, _layout
+
+    offsets, size = _layout(BOX_SETS[32])
+    assert [(h, w) for h, w, _ in offsets] == [(2, 15), (3, 10), (4, 7), (4, 8), (5, 6)] and size == 3_892_314_112
+    boxes = np.array(offsets, np.int64)
+    rows = np.zeros(64, np.uint64)
+    rows[:4] = (1 << 7) - 1  # a full 4x7 group
+    assert search.db_index(boxes, rows, 4, 7) == offsets[2][2] + (1 << 28) - 1  # the last position of 4x7
+    rows[:4] = (1 << 8) - 1  # a full 4x8 one
+    assert search.db_index(boxes, rows, 4, 8) == offsets[3][2] + (1 << 32) - 1
+    reader = Endgame(np.zeros(1, np.uint8), offsets)
+    assert reader.holds(7, 4) and reader.holds(8, 4) and not reader.holds(4, 9) and not reader.holds(6, 6)
