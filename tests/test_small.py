@@ -175,3 +175,19 @@ def test_an_engines_recursion_reads_the_database_its_search_has_loaded(search, s
     off.search().endgame = small_database
     with pytest.raises(TooLarge):  # endgame "off": the recursion reads no database either
         off.plain.value(board)
+
+
+def test_the_recursions_seconds_count_the_walk_of_the_moves_too(monkeypatch):
+    import flipnet.solve.small as small
+
+    class Clock:  # one second a reading
+        readings = iter(range(100))
+
+        @classmethod
+        def perf_counter(cls):
+            return next(cls.readings)
+
+    monkeypatch.setattr(small, "time", Clock)
+    plain = Plain()
+    plain.move_values({(0, 0), (0, 1), (0, 2), (1, 1)})
+    assert plain.report()["seconds"] == 2  # the value's walk, then the moves'
