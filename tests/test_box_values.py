@@ -62,3 +62,13 @@ def test_a_nimber_past_four_bits_is_flagged_not_wrapped():
     assert overflow[0] == 1
     fill_box_values(values, h, w)  # from scratch: every true nimber fits, nothing is refused
     assert np.array_equal(unpacked(values), table(FlipGame(h, w)))
+
+
+def test_the_largest_nimber_is_read_a_block_at_a_time_across_blocks():
+    from flipnet.solve.cram.endgame import BLOCK_BYTES, _largest_nimber
+
+    data = np.zeros(BLOCK_BYTES + 3, np.uint8)
+    assert _largest_nimber(data) == 0
+    data[BLOCK_BYTES + 1] = 0x70  # 7, the upper half of a byte in the second block
+    data[5] = 0x05
+    assert _largest_nimber(data) == 7 == int(unpacked(data).max())
